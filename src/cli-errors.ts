@@ -1,0 +1,26 @@
+/** Documented exit codes of every dss-conformance command (README › Exit codes). */
+export const EXIT = {
+  ok: 0,
+  checkFailed: 1,
+  usage: 2,
+  unreachable: 3,
+} as const;
+
+/** A mistake in flags, a profile or an adapter: printed as one line, exit 2, never a stack trace. */
+export class UsageError extends Error {
+  readonly exitCode: number = EXIT.usage;
+}
+
+/** The target could not be reached or answered garbage before any check ran: exit 3. */
+export class UnreachableError extends Error {
+  readonly exitCode: number = EXIT.unreachable;
+}
+
+/** Parses a flag value that must be a non-negative integer within bounds. */
+export function parseIntFlag(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be an integer, got ${JSON.stringify(raw)}`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${raw}`);
+  return value;
+}

@@ -1,0 +1,47 @@
+import { EXIT, UsageError, UnreachableError } from './cli-errors.ts';
+
+const USAGE = `usage: dss-conformance <command> [flags]
+
+commands:
+  run        run the conformance suite (default target: the embedded reference)
+  serve      start the reference Data Synchronization Service
+  faults     list the reference's faults and the requirement each breaks
+  coverage   list requirements with their level and the checks that cover them
+
+'dss-conformance <command> --help' documents each command's flags.
+exit codes: 0 ok, 1 a check failed, 2 usage/profile/config error, 3 target unreachable`;
+
+type Command = (argv: string[]) => Promise<number>;
+
+const commands: Record<string, () => Promise<Command>> = {
+  run: async () => (await import('./runner/run-command.ts')).runCommand,
+  serve: async () => (await import('./reference/serve-command.ts')).serveCommand,
+  faults: async () => (await import('./reference/faults-command.ts')).faultsCommand,
+  coverage: async () => (await import('./runner/coverage-command.ts')).coverageCommand,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  const load = commands[name];
+  if (!load) throw new UsageError(`unknown command '${name}' (commands: ${Object.keys(commands).join(', ')})`);
+  return (await load())(rest);
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError || error instanceof UnreachableError) {
+    process.stderr.write(`dss-conformance: ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  } else {
+    // An unexpected failure is still one line; DSSC_DEBUG=1 shows the stack for us.
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`dss-conformance: internal error: ${message}\n`);
+    if (process.env.DSSC_DEBUG) console.error(error);
+    process.exitCode = 70;
+  }
+}
