@@ -1,0 +1,125 @@
+import fc from 'fast-check';
+import { test, type TestContext } from 'vitest';
+import { arbitraryFor } from '../src/generators/from-schema.ts';
+import { brokenArbitrary } from '../src/generators/invalid.ts';
+import { atPointer, type KindName } from '../src/profile/profile.ts';
+import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, Unmet } from '../src/suite/context.ts';
+import { expectStatus, fail, is2xx } from '../src/suite/expect.ts';
+
+// Spec › Resources › Connection (request to create), configuration by kind; POST /api/connections.
+
+const SPEC_KINDS = ['crm', 'marketing', 'objectStore', 'relationalDatabase'] as const;
+const CONFIG_REF = (kind: KindName) => `connection-request.schema.json#/$defs/${kind}`;
+
+/** Configurations to send: generated from the schema when the target takes made-up ones, else the profile's. */
+function configurations(kind: KindName, id: string): fc.Arbitrary<Record<string, unknown>> {
+  const own = kindProfile(kind).configuration;
+  if (profile().generatedConfigurations) return arbitraryFor(CONFIG_REF(kind)) as fc.Arbitrary<Record<string, unknown>>;
+  if (!own) throw new Unmet(`the profile gives no configuration for kinds.${kind}`);
+  void id;
+  return fc.constant(own);
+}
+
+function runsFor(kind: KindName): number {
+  return profile().generatedConfigurations ? Math.min(fcParams(kind).numRuns, 5) : 1;
+}
+
+async function requireKind(t: TestContext, kind: KindName) {
+  return need(t, `a ${kind} kind in the profile`, async () => kindProfile(kind));
+}
+
+for (const kind of SPEC_KINDS) {
+  test(`CONN-001 (${kind}) a valid connection request is accepted`, async (t) => {
+    await requireKind(t, kind);
+    await fc.assert(
+      fc.asyncProperty(configurations(kind, 'CONN-001'), async (configuration) => {
+        const res = await api().post('/api/connections', connectionBody(kind, configuration));
+        expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection`);
+      }),
+      { ...fcParams(`CONN-001-${kind}`), numRuns: runsFor(kind) },
+    );
+  });
+}
+
+for (const kind of ['crm', 'marketing'] as const) {
+  test(`CONN-002 (${kind}) an OAuth kind's response carries auth_url, a URL`, async (t) => {
+    const k = await requireKind(t, kind);
+    if (k.oauth === false) t.skip(`the profile says kinds.${kind} does not use OAuth`);
+    const res = await api().post('/api/connections', connectionBody(kind));
+    expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection`);
+    checkAuthUrl(res);
+  });
+}
+
+function checkAuthUrl(res: Awaited<ReturnType<ReturnType<typeof api>['post']>>): void {
+  const pointer = profile().pointers?.authUrl ?? '/data/auth_url';
+  const url = atPointer(res.json, pointer);
+  if (typeof url !== 'string') fail(`no auth_url string at ${pointer} of the response`, res);
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(url);
+  } catch {
+    fail(`auth_url ${JSON.stringify(url)} is not a URL`, res);
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(`auth_url must be a web URL a person opens, got ${parsed.protocol}`, res);
+}
+
+test('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {
+  await requireKind(t, 'marketing');
+  const res = await api().post('/api/connections', connectionBody('marketing', {}));
+  expectStatus(res, is2xx, 'POST /api/connections with configuration {}');
+});
+
+test('CONN-004 a connection request that breaks the request shape is answered 400', async (t) => {
+  await requireKind(t, 'relationalDatabase');
+  const valid = fc.constant(null).map(() => connectionBody('relationalDatabase'));
+  const broken = fc.oneof(
+    brokenArbitrary('connection-request.schema.json', valid),
+    brokenArbitrary(CONFIG_REF('relationalDatabase'), fc.constant(kindProfile('relationalDatabase').configuration ?? {})).map(({ value, broken: why }) => ({
+      value: { ...connectionBody('relationalDatabase'), configuration: value },
+      broken: `configuration: ${why}`,
+    })),
+  );
+  await fc.assert(
+    fc.asyncProperty(broken, async ({ value, broken: why }) => {
+      const res = await api().post('/api/connections', value);
+      expectStatus(res, 400, `a connection request whose ${why}`);
+    }),
+    fcParams('CONN-004', Math.min(fcParams('CONN-004').numRuns, 20)),
+  );
+});
+
+test('CONN-005 secrets sent by the caller are not echoed in the creation response', async (t) => {
+  const cases: Array<[KindName, string]> = [['objectStore', 'cloud_secret_access_key'], ['relationalDatabase', 'password']];
+  let checked = 0;
+  for (const [kind, field] of cases) {
+    if (!profile().kinds?.[kind]) continue;
+    const body = connectionBody(kind);
+    const secret = (body.configuration as Record<string, unknown>)[field];
+    if (typeof secret !== 'string' || secret.length < 4) continue;
+    const res = await api().post('/api/connections', body);
+    expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection`);
+    if (res.text.includes(secret)) fail(`the response echoes the ${field} that was sent (it appears in the body; shown redacted)`, res);
+    checked += 1;
+  }
+  if (checked === 0) t.skip('the profile names no object store or relational database kind with a secret configured');
+});
+
+test('CONN-006 the creation response holds the new connection id where the profile says', async (t) => {
+  await requireKind(t, 'relationalDatabase');
+  const res = await api().post('/api/connections', connectionBody('relationalDatabase'));
+  expectStatus(res, is2xx, 'POST /api/connections');
+  try {
+    idOf(res);
+  } catch (error) {
+    fail((error as Error).message, res);
+  }
+});
+
+test('CONN-007 an OAuth kind with redirect_url is accepted and returns auth_url', async (t) => {
+  await requireKind(t, 'crm');
+  const body = { ...connectionBody('crm'), redirect_url: 'https://dssc.example.com/oauth/done' };
+  const res = await api().post('/api/connections', body);
+  expectStatus(res, is2xx, 'POST /api/connections with redirect_url');
+  checkAuthUrl(res);
+});

@@ -1,0 +1,130 @@
+import fc from 'fast-check';
+import { test, type TestContext } from 'vitest';
+import { brokenArbitrary } from '../src/generators/invalid.ts';
+import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
+import { dataOf, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
+import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
+import { FIELDS, NotObservable, put, runModel, sameSubscribers, sameValue, unwrapFastCheck, Update, updateBody, type Rule } from '../src/suite/error-handling-model.ts';
+
+// Spec › GET /api/bulk/syncs/{id}/error-handling; PUT /api/syncs/{id}/error-handling, Rules 1–3.
+
+test('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyncErrorHandling }', async (t) => {
+  const id = await need(t, 'a bulk sync to read', bulkSyncId);
+  const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`);
+  expectStatus(res, 200, 'GET /api/bulk/syncs/{id}/error-handling');
+  expectSchema(res.json, 'bulk-sync-error-handling.schema.json#/$defs/response', 'the body', res);
+});
+
+test('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
+  const res = await api().get(`/api/bulk/syncs/${unknownId('bulk')}/error-handling`);
+  expectStatus(res, 404, 'GET error handling of an unknown bulk sync');
+});
+
+async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Update>[]): Promise<void> {
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  try {
+    await runModel(syncId, commands, fcParams(id));
+  } catch (error) {
+    const e = unwrapFastCheck(error);
+    if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);
+    throw e;
+  }
+}
+
+const omittedUnchanged: Rule = (sent, before, after) => {
+  for (const f of FIELDS) {
+    if (f in sent) continue;
+    if (f in before && !sameValue(f, before[f], after[f])) return `${f} was omitted but changed from ${JSON.stringify(before[f])} to ${JSON.stringify(after[f])}`;
+  }
+  return undefined;
+};
+
+test('EHS-001 a field omitted from the PUT body stays unchanged (model-based)', async (t) => {
+  await modelBased(t, 'EHS-001', [updateBody.map((b) => new Update(b, omittedUnchanged))]);
+});
+
+const replacesList: Rule = (sent, _before, after) => {
+  const list = sent.subscribers;
+  if (!Array.isArray(list) || list.length === 0) return undefined;
+  return sameSubscribers(after.subscribers, list) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but it is ${JSON.stringify(after.subscribers)}`;
+};
+
+test('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
+  const withList = updateBody.filter((b) => Array.isArray(b.subscribers) && b.subscribers.length > 0);
+  await modelBased(t, 'EHS-002', [withList.map((b) => new Update(b, replacesList)), updateBody.map((b) => new Update(b, replacesList))]);
+});
+
+const emptyRemovesAll: Rule = (sent, _before, after) => {
+  if (!Array.isArray(sent.subscribers) || sent.subscribers.length > 0) return undefined;
+  return sameSubscribers(after.subscribers, []) ? undefined : `subscribers [] should remove all subscribers, but the list is ${JSON.stringify(after.subscribers)}`;
+};
+
+test('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
+  const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
+  await modelBased(t, 'EHS-003', [empty.map((b) => new Update(b, emptyRemovesAll)), updateBody.map((b) => new Update(b, emptyRemovesAll))]);
+});
+
+test('EHS-004 an empty object as body is valid and changes nothing', async (t) => {
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  const before = await need(t, 'a known state', () => put(syncId, { auto_retry_record_errors: true, notify_on_record_errors: false, subscribers: ['dssc-a@example.com'], warning_notifications: true }));
+  const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {});
+  expectStatus(res, 200, 'PUT {}');
+  const after = dataOf(res);
+  if (!after) return;
+  for (const f of FIELDS) if (!sameValue(f, before.data[f], after[f])) fail(`PUT {} changed ${f} from ${JSON.stringify(before.data[f])} to ${JSON.stringify(after[f])}`, res);
+});
+
+test('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\'s types', async (t) => {
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  await fc.assert(
+    fc.asyncProperty(updateBody, async (body) => {
+      const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, body);
+      expectStatus(res, 200, `PUT ${JSON.stringify(body)}`);
+      expectSchema(res.json, 'sync-error-handling.schema.json#/$defs/response', 'the body', res);
+    }),
+    fcParams('EHS-005', Math.min(fcParams('EHS-005').numRuns, 20)),
+  );
+});
+
+test('EHS-006 a PUT body with a field of the wrong type, or not an object, is answered 400', async (t) => {
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  const path = `/api/syncs/${encodeURIComponent(syncId)}/error-handling`;
+  for (const raw of ['[]', '"settings"', '42']) {
+    const res = await api().send({ method: 'PUT', path, rawBody: raw });
+    expectStatus(res, 400, `PUT with body ${raw}`);
+  }
+  await fc.assert(
+    fc.asyncProperty(brokenArbitrary('sync-error-handling-update.schema.json'), async ({ value, broken }) => {
+      const res = await api().put(path, value);
+      expectStatus(res, 400, `a PUT body whose ${broken}`);
+    }),
+    fcParams('EHS-006', Math.min(fcParams('EHS-006').numRuns, 20)),
+  );
+});
+
+test('EHS-007 a PUT to an unknown model sync answers 404', async () => {
+  const res = await api().put(`/api/syncs/${unknownId('sync')}/error-handling`, {});
+  expectStatus(res, 404, 'PUT error handling of an unknown model sync');
+});
+
+test('EHS-008 null is accepted for each field, with the effect the profile names', async (t) => {
+  const meaning = profile().errorHandling?.putNull;
+  if (!meaning) t.skip('what null does is not shown and the profile gives no errorHandling.putNull');
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  const known = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-null@example.com'], warning_notifications: true };
+  for (const field of FIELDS) {
+    const before = await put(syncId, known).catch((e: unknown) => {
+      if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);
+      throw e;
+    });
+    const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, { [field]: null });
+    expectStatus(res, 200, `PUT {"${field}": null}`);
+    const after = dataOf(res);
+    if (!after) continue;
+    const expected = meaning === 'unchanged' ? before.data[field] : field === 'subscribers' ? [] : false;
+    if (!sameValue(field, expected, after[field])) {
+      fail(`with putNull "${meaning}", {"${field}": null} should leave ${JSON.stringify(expected)}, got ${JSON.stringify(after[field])}`, res);
+    }
+  }
+});
+

@@ -1,0 +1,71 @@
+import { test } from 'vitest';
+import { api, KNOWN_VERSIONS, need, profile } from '../src/suite/context.ts';
+import { expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
+
+// Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
+
+/** Versioning 3 names the object-store example under 2023-04-25 and the database one under 2022-12-12. */
+const destinationFor = (spelling: Spelling): 'objectStore' | 'relationalDatabase' => (spelling === 'destination_configuration' ? 'objectStore' : 'relationalDatabase');
+
+for (const version of KNOWN_VERSIONS) {
+  test(`VER-001 (${version}) the version is accepted`, async (t) => {
+    const id = await need(t, 'a bulk sync to read', bulkSyncId);
+    const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version });
+    expectStatus(res, 200, `GET bulk sync error handling with X-Service-Version ${version}`);
+  });
+}
+
+for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) {
+  test(`VER-002 (${version}) a bulk sync with destination_configuration is accepted`, async (t) => {
+    const source = await need(t, 'a source with cached schemas', cachedSourceId);
+    const body = await need(t, 'an object store destination', () => bulkSyncBody(source, { version, destination: 'objectStore', spelling: 'destination_configuration' }));
+    const res = await api().post('/api/bulk/syncs', body, { version });
+    expectStatus(res, is2xx, `POST /api/bulk/syncs under ${version} with destination_configuration`);
+  });
+}
+
+test('VER-003 (2022-12-12) a bulk sync with dest_configuration is accepted', async (t) => {
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const body = await need(t, 'a relational database destination', () => bulkSyncBody(source, { version: '2022-12-12', destination: 'relationalDatabase', spelling: 'dest_configuration' }));
+  const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
+  expectStatus(res, is2xx, 'POST /api/bulk/syncs under 2022-12-12 with dest_configuration');
+});
+
+for (const version of ['2025-09-18', '2022-12-12'] as const) {
+  test(`VER-004 (${version}) the other version's spelling alone is not taken silently`, async (t) => {
+    const right = spellingFor(version);
+    const wrong = otherSpelling(right);
+    const source = await need(t, 'a source with cached schemas', cachedSourceId);
+    const body = await need(t, 'a destination that needs settings', () => bulkSyncBody(source, { version, destination: destinationFor(right), spelling: wrong }));
+    const res = await api().post('/api/bulk/syncs', body, { version });
+    expectStatus(res, is4xx, `POST /api/bulk/syncs under ${version} spelled ${wrong} (the version spells it ${right})`);
+  });
+}
+
+test('VER-005 without X-Service-Version the profile\'s default version is served', async (t) => {
+  const version = profile().versions?.default;
+  if (!version) t.skip('what the service does when the header is omitted is not shown, and the profile gives no versions.default');
+  const spelling = await need(t, `the spelling of ${version}`, async () => spellingFor(version!));
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const body = await need(t, 'a destination', () => bulkSyncBody(source, { version: version!, destination: destinationFor(spelling), spelling }));
+  const res = await api().post('/api/bulk/syncs', body, { version: null });
+  expectStatus(res, is2xx, `POST /api/bulk/syncs without X-Service-Version, spelled as ${version} spells it (${spelling})`);
+});
+
+test('VER-006 (2021-05-23) the spelling the profile names is accepted', async (t) => {
+  const spelling = profile().versions?.spelling2021;
+  if (!spelling) t.skip('the spelling of 2021-05-23 is not shown and the profile gives no versions.spelling2021');
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const body = await need(t, 'a destination', () => bulkSyncBody(source, { version: '2021-05-23', destination: destinationFor(spelling!), spelling: spelling! }));
+  const res = await api().post('/api/bulk/syncs', body, { version: '2021-05-23' });
+  expectStatus(res, is2xx, `POST /api/bulk/syncs under 2021-05-23 with ${spelling}`);
+});
+
+test('VER-007 an unknown X-Service-Version is answered with the profile\'s status', async (t) => {
+  const status = profile().versions?.unknownStatus;
+  if (status === undefined) t.skip('the answer to an unknown version is not shown and the profile gives no versions.unknownStatus');
+  const id = await need(t, 'a bulk sync to read', bulkSyncId);
+  const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version: '1999-01-01' });
+  expectStatus(res, status!, 'GET bulk sync error handling with X-Service-Version 1999-01-01');
+});

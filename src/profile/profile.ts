@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { UsageError } from '../cli-errors.ts';
+import { describeErrors } from '../schemas.ts';
+import { fixturesDir } from '../paths.ts';
+
+export type KindName = 'crm' | 'marketing' | 'objectStore' | 'relationalDatabase' | 'webhook';
+export const KIND_NAMES: readonly KindName[] = ['crm', 'marketing', 'objectStore', 'relationalDatabase', 'webhook'];
+
+export interface KindProfile {
+  type: string;
+  configuration?: Record<string, unknown>;
+  existingId?: string;
+  oauth?: boolean;
+  sourceObjects?: string[];
+  destinationSettings?: Record<string, unknown>;
+}
+
+export interface Profile {
+  name: string;
+  kinds?: Partial<Record<KindName, KindProfile>>;
+  generatedConfigurations?: boolean;
+  pointers?: { id?: string; authUrl?: string };
+  auth?: { basic?: 'key-as-username' | 'key-as-password' };
+  versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number };
+  schemaCache?: { observable?: boolean; timeoutMs?: number; retryIntervalMs?: number };
+  errorHandling?: { putNull?: 'unchanged' | 'clear' };
+  modelSync?: { existingId?: string; path?: string; connectionKind?: KindName; request?: Record<string, unknown> };
+  bulkSync?: { existingId?: string };
+}
+
+export const profileSchemaPath = join(fixturesDir, 'profiles', 'profile.schema.json');
+export const referenceProfilePath = join(fixturesDir, 'profiles', 'reference.json');
+
+let validateProfile: ((v: unknown) => boolean) & { errors?: unknown } | undefined;
+
+function schemaValidator() {
+  if (!validateProfile) {
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    validateProfile = ajv.compile(JSON.parse(readFileSync(profileSchemaPath, 'utf8')) as object);
+  }
+  return validateProfile;
+}
+
+export interface LoadedProfile {
+  profile: Profile;
+  /** Values read through {"$env": ...}: treated as secrets. */
+  secrets: string[];
+}
+
+/** Reads, resolves {"$env"} references in, and validates a profile file; any problem is one UsageError line. */
+export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): LoadedProfile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
+    throw new UsageError(`profile ${path}: ${why}`);
+  }
+  const secrets: string[] = [];
+  const resolved = resolveEnv(raw, '', env, secrets, path);
+  const validate = schemaValidator();
+  if (!validate(resolved)) {
+    const first = describeErrors(validate.errors as never)[0] ?? 'invalid';
+    throw new UsageError(`profile ${path}: ${first}`);
+  }
+  return { profile: resolved as Profile, secrets };
+}
+
+export function loadReferenceProfile(): Profile {
+  return loadProfile(referenceProfilePath).profile;
+}
+
+function resolveEnv(value: unknown, at: string, env: NodeJS.ProcessEnv, secrets: string[], file: string): unknown {
+  if (Array.isArray(value)) return value.map((v, i) => resolveEnv(v, `${at}/${i}`, env, secrets, file));
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value);
+    if (entries.length === 1 && entries[0]?.[0] === '$env') {
+      const name = entries[0][1];
+      if (typeof name !== 'string') throw new UsageError(`profile ${file}: ${at || '/'}: $env must name an environment variable`);
+      const v = env[name];
+      if (v === undefined || v === '') throw new UsageError(`profile ${file}: ${at}: environment variable ${name} is not set`);
+      secrets.push(v);
+      return v;
+    }
+    return Object.fromEntries(entries.map(([k, v]) => [k, resolveEnv(v, `${at}/${k}`, env, secrets, file)]));
+  }
+  return value;
+}
+
+/** The value at an RFC 6901 JSON pointer, or undefined. */
+export function atPointer(value: unknown, pointer: string): unknown {
+  if (pointer === '') return value;
+  let cur: unknown = value;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}

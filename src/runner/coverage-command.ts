@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EXIT, UsageError } from '../cli-errors.ts';
+import { packageRoot } from '../paths.ts';
+import { loadRequirements, type Requirement } from '../report/results.ts';
+
+const HELP = `usage: dss-conformance coverage [--json]
+
+Lists every requirement of the catalogue (specs/requirements.json) with its level, the spec file
+whose checks are titled with its ID, the number of such checks, and the reference faults that
+prove them. Requirements without a check are listed at the end.`;
+
+export interface Coverage {
+  requirement: Requirement;
+  checks: number;
+  faults: string[];
+}
+
+/** Counts, per requirement, the tests in specs/ whose title starts with its ID (a static read of the spec files). */
+export async function coverage(): Promise<Coverage[]> {
+  const dir = readdirSync(join(packageRoot, 'specs')).some((f) => f.endsWith('.spec.ts')) ? join(packageRoot, 'specs') : join(packageRoot, 'dist', 'specs');
+  const sources = readdirSync(dir).filter((f) => /\.spec\.[jt]s$/.test(f)).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+  const { faultCatalogue } = await import('../reference/faults.ts');
+  return loadRequirements().map((requirement) => {
+    const titled = new RegExp(`test\\(\\s*[\`'"]${requirement.id}\\b`, 'g');
+    return {
+      requirement,
+      checks: (sources.match(titled) ?? []).length,
+      faults: faultCatalogue().filter((f) => f.breaks.includes(requirement.id)).map((f) => f.name),
+    };
+  });
+}
+
+export async function coverageCommand(argv: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({ args: argv, strict: true, options: { json: { type: 'boolean' }, help: { type: 'boolean' } } }));
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
+  }
+  if (values.help) {
+    process.stdout.write(HELP + '\n');
+    return EXIT.ok;
+  }
+  const rows = await coverage();
+  if (values.json) {
+    process.stdout.write(JSON.stringify(rows.map((r) => ({ id: r.requirement.id, level: r.requirement.level, spec: r.requirement.spec, checks: r.checks, faults: r.faults })), null, 2) + '\n');
+    return EXIT.ok;
+  }
+  const lines = rows.map((r) => `${r.requirement.id.padEnd(9)} ${r.requirement.level.padEnd(8)} ${String(r.checks).padStart(2)} check(s)  ${r.requirement.spec.padEnd(22)} faults: ${r.faults.join(', ') || '-'}`);
+  const uncovered = rows.filter((r) => r.checks === 0);
+  const unproven = rows.filter((r) => r.checks > 0 && r.faults.length === 0);
+  const levels = ['MUST', 'INFERRED', 'PROFILE'].map((l) => `${rows.filter((r) => r.requirement.level === l).length} ${l}`).join(', ');
+  lines.push(
+    '',
+    `${rows.length} requirements (${levels}); ${rows.length - uncovered.length} with a check; ${rows.length - uncovered.length - unproven.length} with a check proven by a fault`,
+    `without a check: ${uncovered.map((r) => r.requirement.id).join(', ') || 'none'}`,
+    `checked but no fault proves it: ${unproven.map((r) => r.requirement.id).join(', ') || 'none'}`,
+  );
+  process.stdout.write(lines.join('\n') + '\n');
+  return EXIT.ok;
+}

@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { EXIT, UsageError, parseIntFlag } from '../cli-errors.ts';
+import { loadProfile, referenceProfilePath } from '../profile/profile.ts';
+import { Redactor } from '../report/redact.ts';
+import { junitXml } from '../report/junit.ts';
+import { loadRequirements, summarize, type RunResult } from '../report/results.ts';
+import { consoleSummary } from '../report/console.ts';
+import { preflight } from './preflight.ts';
+import { runSuite } from './run-suite.ts';
+import type { RunSettings } from './settings.ts';
+
+const HELP = `usage: dss-conformance run [flags]
+
+Runs the conformance suite. Without --base-url it starts the embedded reference on a free loopback
+port and runs against it (that is what 'npm start' does).
+
+  --base-url URL      target base address; paths /api/... are appended (env DSS_BASE_URL)
+  --api-key K         user API key, sent as Bearer (env DSS_API_KEY; required with --base-url)
+  --org-key K         organization-scoped key for Basic (env DSS_ORG_KEY); without it AUTH-002 is skipped
+  --profile FILE      target profile: answers to what the spec does not show (default: the reference's, built in)
+  --reports DIR       where junit.xml and results.json go (default: reports)
+  --seed N            seed for generated data; the same seed regenerates the same requests (default: random, printed)
+  --num-runs N        fast-check runs per property check (default: 25)
+  --only ID,...       run only these requirement IDs (see 'dss-conformance coverage')
+  --timeout-ms N      per-request timeout (default: 10000)
+  --max-rps N         request rate bound (default: 20 against --base-url, unbounded for the embedded reference)
+  --fault NAME        embedded reference only: break one rule of it (repeatable; see 'dss-conformance faults')
+  --help              this text
+
+exit codes: 0 every applicable check passed; 1 a check failed; 2 usage, profile or config error;
+3 target unreachable or not answering HTTP/JSON`;
+
+export async function runCommand(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'base-url': { type: 'string' },
+        'api-key': { type: 'string' },
+        'org-key': { type: 'string' },
+        profile: { type: 'string' },
+        reports: { type: 'string' },
+        seed: { type: 'string' },
+        'num-runs': { type: 'string' },
+        only: { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        'max-rps': { type: 'string' },
+        fault: { type: 'string', multiple: true },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
+  }
+  const flags = parsed.values;
+  if (flags.help) {
+    process.stdout.write(HELP + '\n');
+    return EXIT.ok;
+  }
+
+  const baseUrlFlag = flags['base-url'] ?? process.env.DSS_BASE_URL;
+  const embedded = !baseUrlFlag;
+  if (baseUrlFlag !== undefined) {
+    let url: URL;
+    try {
+      url = new URL(baseUrlFlag);
+    } catch {
+      throw new UsageError(`--base-url must be an absolute http(s) URL, got ${JSON.stringify(baseUrlFlag)}`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
+  }
+  if (!embedded && flags.fault) throw new UsageError('--fault applies to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');
+  const apiKeyFlag = flags['api-key'] ?? process.env.DSS_API_KEY;
+  if (!embedded && !apiKeyFlag) throw new UsageError('--api-key (or DSS_API_KEY) is required with --base-url');
+
+  const seed = parseIntFlag('seed', flags.seed, 0, 2 ** 31 - 1) ?? Math.floor(Math.random() * 2 ** 31);
+  const numRuns = parseIntFlag('num-runs', flags['num-runs'], 1, 10_000) ?? 25;
+  const timeoutMs = parseIntFlag('timeout-ms', flags['timeout-ms'], 100, 600_000) ?? 10_000;
+  const maxRps = parseIntFlag('max-rps', flags['max-rps'], 1, 100_000) ?? (embedded ? undefined : 20);
+  const known = new Set(loadRequirements().map((r) => r.id));
+  const only = (flags.only ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  for (const id of only) if (!known.has(id)) throw new UsageError(`--only: unknown requirement ID ${id} (see 'dss-conformance coverage')`);
+
+  const profilePath = flags.profile ? resolve(flags.profile) : referenceProfilePath;
+  const { profile, secrets } = loadProfile(profilePath);
+  const reportsDir = resolve(flags.reports ?? 'reports');
+
+  let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
+  if (embedded) {
+    const { startReference } = await import('../reference/index.ts');
+    reference = await startReference({ port: 0, ...(apiKeyFlag ? { apiKey: apiKeyFlag } : {}), faults: flags.fault ?? [] });
+  }
+  try {
+    const baseUrl = reference?.baseUrl ?? baseUrlFlag!;
+    const apiKey = reference?.apiKey ?? apiKeyFlag!;
+    const orgKey = reference?.orgKey ?? flags['org-key'] ?? process.env.DSS_ORG_KEY;
+    const redactor = new Redactor([apiKey, orgKey, ...secrets]);
+    const replay = [
+      'npx dss-conformance run',
+      embedded ? '' : `--base-url ${baseUrl}`,
+      flags.profile ? `--profile ${flags.profile}` : '',
+      `--seed ${seed}`,
+      flags['num-runs'] ? `--num-runs ${numRuns}` : '',
+      ...(flags.fault ?? []).map((f) => `--fault ${f}`),
+    ].filter(Boolean).join(' ');
+    const settings: RunSettings = {
+      baseUrl, apiKey, orgKey, profile, profileSource: flags.profile ?? 'reference (built in)',
+      seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets, replay, embedded,
+    };
+
+    process.stdout.write(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${flags.fault ? ` with fault ${flags.fault.join(', ')}` : ''}` : baseUrl}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}\n`);
+    await preflight(settings, redactor);
+    const run = await runSuite(settings, only, redactor);
+    writeReports(reportsDir, run, redactor);
+    process.stdout.write(consoleSummary(run) + `reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'results.json')}\n`);
+    return summarize(run).failed > 0 ? EXIT.checkFailed : EXIT.ok;
+  } finally {
+    await reference?.close();
+  }
+}
+
+function writeReports(dir: string, run: RunResult, redactor: Redactor): void {
+  try {
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));
+    writeFileSync(join(dir, 'results.json'), redactor.text(JSON.stringify(run, null, 2)) + '\n');
+  } catch (error) {
+    throw new UsageError(`--reports ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+}

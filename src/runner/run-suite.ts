@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { startVitest } from 'vitest/node';
+import { packageRoot } from '../paths.ts';
+import type { Redactor } from '../report/redact.ts';
+import { loadRequirements, type RunResult } from '../report/results.ts';
+import { CollectReporter } from './collect-reporter.ts';
+import type { RunSettings } from './settings.ts';
+
+/** The spec files: TypeScript in a checkout, compiled JavaScript in the published package. */
+function specGlob(): string {
+  return existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? 'specs/*.spec.ts' : 'dist/specs/*.spec.js';
+}
+
+export function onlyPattern(ids: string[]): RegExp {
+  return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
+}
+
+export async function runSuite(settings: RunSettings, only: string[], redactor: Redactor): Promise<RunResult> {
+  const startedAt = new Date();
+  const collector = new CollectReporter(loadRequirements(), redactor);
+  const vitest = await startVitest(
+    [],
+    {
+      root: packageRoot,
+      config: false,
+      watch: false,
+      include: [specGlob()],
+      exclude: [],
+      reporters: [collector],
+      provide: { dssc: settings },
+      // One worker, files in order: the request rate stays bounded and fixtures are shared.
+      fileParallelism: false,
+      isolate: false,
+      maxWorkers: 1,
+      testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000),
+      hookTimeout: 60_000,
+      ...(only.length > 0 ? { testNamePattern: onlyPattern(only) } : {}),
+    },
+    { logLevel: 'silent', cacheDir: join(tmpdir(), 'dss-conformance-vite') },
+  );
+  await vitest.close();
+  // vitest sets the exit code from its own view; ours comes from the results.
+  process.exitCode = undefined;
+  return {
+    tool: 'dss-conformance',
+    target: settings.baseUrl,
+    profile: settings.profileSource,
+    seed: settings.seed,
+    runId: settings.runId,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - startedAt.getTime(),
+    replay: settings.replay,
+    checks: collector.checks,
+    errors: collector.errors,
+  };
+}

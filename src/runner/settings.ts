@@ -1,0 +1,34 @@
+import type { Profile } from '../profile/profile.ts';
+
+/** Everything a conformance run needs, passed to the spec workers (so it must stay plain JSON). */
+export interface RunSettings {
+  baseUrl: string;
+  apiKey: string;
+  orgKey?: string | undefined;
+  profile: Profile;
+  profileSource: string;
+  seed: number;
+  numRuns: number;
+  timeoutMs: number;
+  maxRps?: number | undefined;
+  runId: string;
+  /** Values to redact besides the keys (profile secrets read from the environment). */
+  secrets: string[];
+  /** What a person types to replay a check: the command without --only. */
+  replay: string;
+  /** True when the target is the reference started by this run. */
+  embedded: boolean;
+}
+
+declare module 'vitest' {
+  interface ProvidedContext {
+    dssc: RunSettings;
+  }
+}
+
+/** A per-check seed, so `--only ID` with the run's seed regenerates the same values. */
+export function checkSeed(runSeed: number, id: string): number {
+  let h = runSeed >>> 0;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193) >>> 0;
+  return h & 0x7fffffff;
+}

@@ -1,0 +1,145 @@
+import { inject, type TestContext } from 'vitest';
+import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
+import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
+import { Redactor } from '../report/redact.ts';
+import { checkSeed, type RunSettings } from '../runner/settings.ts';
+
+// Shared by every spec file of a run. The runner uses one worker without isolation, so the
+// memoised fixtures below are created once per run and reused across files.
+
+let cachedSettings: RunSettings | undefined;
+let cachedRedactor: Redactor | undefined;
+
+export function settings(): RunSettings {
+  cachedSettings ??= inject('dssc');
+  return cachedSettings;
+}
+
+export function profile(): Profile {
+  return settings().profile;
+}
+
+export function redactor(): Redactor {
+  const s = settings();
+  cachedRedactor ??= new Redactor([s.apiKey, s.orgKey, ...s.secrets]);
+  return cachedRedactor;
+}
+
+export const LATEST_VERSION = '2025-09-18';
+export const KNOWN_VERSIONS = ['2025-09-18', '2024-02-08', '2023-04-25', '2022-12-12', '2021-05-23'] as const;
+
+let client: ApiClient | undefined;
+/** The run's client; every request carries X-Service-Version 2025-09-18 unless told otherwise. */
+export function api(): ApiClient {
+  const s = settings();
+  client ??= new ApiClient({
+    baseUrl: s.baseUrl,
+    apiKey: s.apiKey,
+    orgKey: s.orgKey,
+    basic: s.profile.auth?.basic,
+    version: LATEST_VERSION,
+    timeoutMs: s.timeoutMs,
+    maxRps: s.maxRps,
+    redactor: redactor(),
+  });
+  return client;
+}
+
+/** fast-check parameters for one check: the seed depends only on the run seed and the ID. */
+export function fcParams(id: string, runs = settings().numRuns) {
+  return { seed: checkSeed(settings().seed, id), numRuns: runs, endOnFailure: settings().maxRps !== undefined };
+}
+
+let counter = 0;
+/** Every resource the suite creates is named dssc-<run id>-…, so an operator can find and clean it. */
+export function resourceName(label: string): string {
+  counter += 1;
+  return `dssc-${settings().runId}-${label}-${counter}`;
+}
+
+/** An id that no target has: the run prefix makes it ours. */
+export function unknownId(label: string): string {
+  return `dssc-${settings().runId}-missing-${label}`;
+}
+
+/** A precondition that is not met is not this check's failure: skip with the reason. */
+export class Unmet extends Error {}
+
+export async function need<T>(t: TestContext, what: string, get: () => Promise<T>): Promise<T> {
+  try {
+    return await get();
+  } catch (error) {
+    const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    t.skip(redactor().text(`precondition not met: ${what}: ${message}`));
+    throw error;
+  }
+}
+
+export function kindProfile(kind: KindName): KindProfile {
+  const k = profile().kinds?.[kind];
+  if (!k) throw new Unmet(`the profile names no ${kind} kind (kinds.${kind})`);
+  return k;
+}
+
+/** Replaces {{name}}, {{connectionId}}, {{webhookUrl}} in a profile template. */
+export function fillTemplate<T>(template: T, values: Record<string, string>): T {
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m);
+    if (Array.isArray(v)) return v.map(walk);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  return walk(template) as T;
+}
+
+/** Where deliveries of webhook connections made outside the webhook checks go: nowhere (.invalid never resolves). */
+export function placeholderWebhookUrl(): string {
+  return `https://dssc-${settings().runId}.invalid/hook`;
+}
+
+export function connectionBody(kind: KindName, configuration?: Record<string, unknown>): Record<string, unknown> {
+  const k = kindProfile(kind);
+  const config = configuration ?? k.configuration;
+  if (!config) throw new Unmet(`the profile gives no configuration for kinds.${kind}`);
+  return {
+    name: resourceName(kind),
+    type: k.type,
+    configuration: fillTemplate(config, { webhookUrl: placeholderWebhookUrl() }),
+  };
+}
+
+export function idOf(res: ApiResponse): string {
+  const pointer = profile().pointers?.id ?? '/data/id';
+  const id = atPointer(res.json, pointer);
+  if (typeof id !== 'string' || id === '') {
+    throw new Unmet(`no id at ${pointer} of the creation response (${res.status}${typeof id === 'number' ? ', a number' : ''})`);
+  }
+  return id;
+}
+
+export async function createConnection(kind: KindName, configuration?: Record<string, unknown>): Promise<{ id: string; res: ApiResponse }> {
+  const res = await api().post('/api/connections', connectionBody(kind, configuration));
+  if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a ${kind} connection answered ${res.status}`);
+  return { id: idOf(res), res };
+}
+
+const memo = new Map<string, Promise<unknown>>();
+/** Created once per run; a failure is remembered too, so every dependent check skips fast. */
+export function once<T>(key: string, make: () => Promise<T>): Promise<T> {
+  let p = memo.get(key) as Promise<T> | undefined;
+  if (!p) {
+    p = make();
+    p.catch(() => undefined);
+    memo.set(key, p);
+  }
+  return p;
+}
+
+/** A connection of a kind to use, not to test: the profile's existing one, or one made for the run. */
+export function connectionOf(kind: KindName): Promise<string> {
+  return once(`connection:${kind}`, async () => kindProfile(kind).existingId ?? (await createConnection(kind)).id);
+}
+
+export function isTransport(error: unknown): error is TransportError {
+  return error instanceof TransportError;
+}

@@ -1,0 +1,123 @@
+import type { ApiResponse } from '../client/http-client.ts';
+import type { KindName } from '../profile/profile.ts';
+import { api, connectionOf, createConnection, fillTemplate, idOf, kindProfile, once, profile, resourceName, Unmet } from './context.ts';
+
+export type Spelling = 'destination_configuration' | 'dest_configuration';
+
+/** Versioning 3: the spelling of the destination settings per version; 2021-05-23 comes from the profile. */
+export function spellingFor(version: string): Spelling {
+  if (version >= '2023-04-25') return 'destination_configuration';
+  if (version === '2022-12-12') return 'dest_configuration';
+  const answer = profile().versions?.spelling2021;
+  if (!answer) throw new Unmet(`the spelling of version ${version} is not shown and the profile gives none (versions.spelling2021)`);
+  return answer;
+}
+
+export const otherSpelling = (s: Spelling): Spelling => (s === 'dest_configuration' ? 'destination_configuration' : 'dest_configuration');
+
+/** The source kind for bulk syncs: a relational database, else an object store, else a CRM. */
+export function sourceKind(): KindName {
+  const kinds = profile().kinds ?? {};
+  const kind = (['relationalDatabase', 'objectStore', 'crm'] as const).find((k) => kinds[k]?.configuration || kinds[k]?.existingId);
+  if (!kind) throw new Unmet('the profile names no kind usable as a bulk sync source');
+  return kind;
+}
+
+export interface BulkBodyOptions {
+  version: string;
+  destination: 'objectStore' | 'relationalDatabase';
+  spelling?: Spelling;
+  schemas?: string[];
+}
+
+export async function bulkSyncBody(sourceId: string, opts: BulkBodyOptions): Promise<Record<string, unknown>> {
+  const dest = kindProfile(opts.destination);
+  if (!dest.destinationSettings) throw new Unmet(`the profile gives no destinationSettings for kinds.${opts.destination}`);
+  return {
+    name: resourceName('bulk'),
+    source_connection_id: sourceId,
+    destination_connection_id: await connectionOf(opts.destination),
+    mode: 'replicate',
+    schedule: { frequency: 'manual' },
+    ...(opts.schemas ? { schemas: opts.schemas } : {}),
+    [opts.spelling ?? spellingFor(opts.version)]: dest.destinationSettings,
+  };
+}
+
+/** A 400 that is the schema-cache answer (Errors › Specific cases 1), as opposed to a validation error. */
+export function isCacheNotReady(res: ApiResponse): boolean {
+  if (res.status !== 400) return false;
+  const body = res.json as { key?: unknown; message?: unknown } | undefined;
+  const text = `${String(body?.key ?? '')} ${String(body?.message ?? '')}`;
+  return /no schemas found/i.test(text) || /cache/i.test(text);
+}
+
+export interface ReadySource {
+  sourceId: string;
+  /** The first answer to a bulk sync on the fresh source (BULK-001 judges it). */
+  first: ApiResponse;
+  /** The first 2xx answer, if the repeats reached one (BULK-002). */
+  created?: ApiResponse;
+  /** The last answer when no 2xx came. */
+  last: ApiResponse;
+  attempts: number;
+  waitedMs: number;
+}
+
+/**
+ * A fresh source connection, and the same minimal bulk sync request (schemas omitted: Rules 2)
+ * repeated while the answer is the schema-cache 400 (Rules 1), until a 2xx or the profile's timeout.
+ */
+export function readySource(): Promise<ReadySource> {
+  return once('ready-source', async () => {
+    const kind = sourceKind();
+    const { id: sourceId } = await createConnection(kind);
+    const destination = kindProfile('objectStore').destinationSettings ? 'objectStore' : 'relationalDatabase';
+    const body = await bulkSyncBody(sourceId, { version: '2025-09-18', destination });
+    const timeoutMs = profile().schemaCache?.timeoutMs ?? 30_000;
+    const interval = profile().schemaCache?.retryIntervalMs ?? 500;
+    const started = Date.now();
+    let attempts = 1;
+    const first = await api().post('/api/bulk/syncs', body);
+    let last = first;
+    while (isCacheNotReady(last) && Date.now() - started < timeoutMs) {
+      await new Promise((r) => setTimeout(r, interval));
+      attempts += 1;
+      last = await api().post('/api/bulk/syncs', body);
+    }
+    const ok = last.status >= 200 && last.status < 300;
+    return { sourceId, first, last, attempts, waitedMs: Date.now() - started, ...(ok ? { created: last } : {}) };
+  });
+}
+
+/** A source whose schemas are cached: needed by every bulk sync check after BULK-002. */
+export async function cachedSourceId(): Promise<string> {
+  const ready = await readySource();
+  if (!ready.created) throw new Unmet(`the source's schemas never became usable (last answer ${ready.last.status}; see BULK-002)`);
+  return ready.sourceId;
+}
+
+/** A bulk sync whose error handling the suite may read: the profile's, or the one readySource made. */
+export function bulkSyncId(): Promise<string> {
+  return once('bulk-sync', async () => {
+    const existing = profile().bulkSync?.existingId;
+    if (existing) return existing;
+    const ready = await readySource();
+    if (!ready.created) throw new Unmet(`no bulk sync could be created (last answer ${ready.last.status}; see BULK-002)`);
+    return idOf(ready.created);
+  });
+}
+
+/** A model sync whose error handling the suite may change: the profile's, or one it creates. */
+export function modelSyncId(): Promise<string> {
+  return once('model-sync', async () => {
+    const m = profile().modelSync;
+    if (m?.existingId) return m.existingId;
+    if (!m?.request) throw new Unmet('model sync creation is not shown and the profile gives neither modelSync.existingId nor modelSync.request');
+    const connectionId = m.connectionKind ? await connectionOf(m.connectionKind) : '';
+    const body = fillTemplate(m.request, { name: resourceName('sync'), connectionId });
+    const res = await api().post(m.path ?? '/api/syncs', body);
+    if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a model sync answered ${res.status}`);
+    return idOf(res);
+  });
+}
