@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UsageError } from '../cli-errors.ts';
+import { ADAPTER_METHODS, type AdapterContext, type AdapterFactory, type TargetAdapter } from './types.ts';
+import { referenceAdapter } from './reference-adapter.ts';
+
+/** Checks an --adapter file before the run, so a broken adapter is one clear line and exit 2. */
+export async function checkAdapterFile(file: string): Promise<string> {
+  const path = resolve(file);
+  if (!existsSync(path)) throw new UsageError(`--adapter ${file}: no such file`);
+  await importFactory(path);
+  return path;
+}
+
+async function importFactory(path: string): Promise<AdapterFactory> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new UsageError(`--adapter ${path}: cannot load it (${(error as Error).message.split('\n')[0]})`);
+  }
+  const factory = module.default ?? module.createAdapter;
+  if (typeof factory !== 'function') throw new UsageError(`--adapter ${path}: export a factory function as default or as createAdapter`);
+  return factory as AdapterFactory;
+}
+
+/** The adapter for this run: the file's, or the built-in one. Missing operations are named. */
+export async function loadAdapter(path: string | undefined, context: AdapterContext): Promise<TargetAdapter> {
+  const adapter = path ? await (await importFactory(path))(context) : referenceAdapter(context);
+  if (!adapter || typeof adapter !== 'object') throw new UsageError(`--adapter ${path}: the factory returned no adapter object`);
+  const missing = ADAPTER_METHODS.filter((m) => typeof (adapter as unknown as Record<string, unknown>)[m] !== 'function');
+  if (missing.length > 0) throw new UsageError(`--adapter ${path}: missing operation(s) ${missing.join(', ')}`);
+  return adapter;
+}

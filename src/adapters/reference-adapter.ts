@@ -1,0 +1,76 @@
+import type { AdapterContext, AdapterFactory, RunOutcome, TargetAdapter } from './types.ts';
+
+// Drives the reference, and any target shaped like the real service: webhook connections and model
+// syncs through the service API (POST /api/connections, /api/syncs, /api/syncs/{id}/executions),
+// sources through the reference's own test-control endpoints under /_reference/ (not service API).
+
+const FINAL = new Set(['completed', 'failed', 'canceled', 'cancelled', 'errored']);
+
+function data(res: { status: number; json: unknown }, what: string): Record<string, unknown> {
+  const d = (res.json as { data?: unknown } | undefined)?.data;
+  if (res.status < 200 || res.status >= 300 || !d || typeof d !== 'object') throw new Error(`${what} answered ${res.status}`);
+  return d as Record<string, unknown>;
+}
+
+function text(value: unknown, what: string): string {
+  if (typeof value !== 'string' || value === '') throw new Error(`${what} is missing from the answer`);
+  return value;
+}
+
+export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
+  return {
+    name: 'built-in (reference shape)',
+
+    async createWebhookConnection(name, url) {
+      const d = data(await ctx.request('POST', '/api/connections', { name, type: 'webhook', configuration: { url } }), 'creating a webhook connection');
+      return { id: text(d.id, 'data.id'), secret: text((d.configuration as Record<string, unknown> | undefined)?.secret, 'data.configuration.secret') };
+    },
+
+    async createSource(name, key) {
+      const d = data(await ctx.request('POST', '/_reference/sources', { name, key }), 'creating a source');
+      return { id: text(d.id, 'data.id') };
+    },
+
+    async writeRows(sourceId, rows) {
+      data(await ctx.request('PUT', `/_reference/sources/${encodeURIComponent(sourceId)}/rows`, { rows }), 'writing source rows');
+    },
+
+    async createModelSync(s) {
+      const configuration: Record<string, unknown> = {};
+      if (s.batchSize !== undefined) configuration.batch_size = s.batchSize;
+      if (s.metadata !== undefined) configuration.metadata = s.metadata;
+      if (s.recordRequests !== undefined) configuration.record_requests = s.recordRequests;
+      const body = {
+        name: s.name,
+        mode: 'create',
+        target: { connection_id: s.connectionId, object: 'http', configuration },
+        fields: s.fields.map((f) => ({ source: { model_id: s.sourceId, field: f.source }, target: f.target })),
+        ...(s.syncAllRecords !== undefined ? { sync_all_records: s.syncAllRecords } : {}),
+        ...(s.skipInitialBackfill !== undefined ? { skip_initial_backfill: s.skipInitialBackfill } : {}),
+        schedule: { frequency: 'manual' },
+      };
+      const d = data(await ctx.request('POST', '/api/syncs', body), 'creating a model sync');
+      return { id: text(d.id, 'data.id'), name: typeof d.name === 'string' ? d.name : s.name };
+    },
+
+    async startRun(syncId) {
+      const d = data(await ctx.request('POST', `/api/syncs/${encodeURIComponent(syncId)}/executions`, {}), 'starting a run');
+      return { id: text(d.id, 'data.id') };
+    },
+
+    async waitForRun(syncId, runId, timeoutMs): Promise<RunOutcome> {
+      const deadline = Date.now() + timeoutMs;
+      for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
+        const d = data(await ctx.request('GET', `/api/syncs/${encodeURIComponent(syncId)}/executions/${encodeURIComponent(runId)}`), 'reading a run');
+        const status = String(d.status);
+        if (FINAL.has(status)) {
+          return { status, failed: status !== 'completed', captured: Array.isArray(d.requests) ? d.requests : null };
+        }
+        if (Date.now() > deadline) throw new Error(`run ${runId} still ${status} after ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    },
+  };
+}
+
+export const createReferenceAdapter: AdapterFactory = referenceAdapter;

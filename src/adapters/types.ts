@@ -1,0 +1,57 @@
+// The spec shows no API to create a webhook connection's sync, write a source, start a run or read
+// its outcome, so the webhook checks ask an adapter. The built-in adapter drives the reference and
+// any target shaped like the real service; a vendor passes its own with --adapter FILE.
+
+export interface AdapterContext {
+  baseUrl: string;
+  /** Secret: never log it. */
+  apiKey: string;
+  runId: string;
+  timeoutMs: number;
+  /** Sends a request to the target with the run's credentials and version header. */
+  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
+}
+
+export type Row = Record<string, string | number | boolean | null>;
+
+export interface WebhookSyncSettings {
+  name: string;
+  connectionId: string;
+  sourceId: string;
+  /** The selected fields, in this order: source column -> delivered field name. */
+  fields: Array<{ source: string; target: string }>;
+  /** Spec › Webhook settings; undefined leaves the target's default. */
+  batchSize?: number;
+  metadata?: Record<string, string> | null;
+  recordRequests?: boolean;
+  syncAllRecords?: boolean;
+  skipInitialBackfill?: boolean;
+}
+
+export interface RunOutcome {
+  /** The target's word for the run's end state; the suite maps it with isFailed/isCompleted. */
+  status: string;
+  failed: boolean;
+  /** The sync history's capture log of this run: null when the target keeps none. */
+  captured: unknown[] | null;
+}
+
+export interface TargetAdapter {
+  name: string;
+  /** Creates a webhook connection delivering to url; returns its id and the secret the service generated. */
+  createWebhookConnection(name: string, url: string): Promise<{ id: string; secret: string }>;
+  /** Creates a source of rows the suite can write, keyed by the `key` column. */
+  createSource(name: string, key: string): Promise<{ id: string }>;
+  /** Inserts or replaces rows (matched by key). */
+  writeRows(sourceId: string, rows: Row[]): Promise<void>;
+  createModelSync(settings: WebhookSyncSettings): Promise<{ id: string; name: string }>;
+  startRun(syncId: string): Promise<{ id: string }>;
+  /** Resolves when the run has ended (or rejects after timeoutMs). */
+  waitForRun(syncId: string, runId: string, timeoutMs: number): Promise<RunOutcome>;
+  /** Removes what the adapter created in this run, where the target allows it. */
+  cleanup?(): Promise<void>;
+}
+
+export type AdapterFactory = (context: AdapterContext) => TargetAdapter | Promise<TargetAdapter>;
+
+export const ADAPTER_METHODS = ['createWebhookConnection', 'createSource', 'writeRows', 'createModelSync', 'startRun', 'waitForRun'] as const;

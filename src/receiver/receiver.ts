@@ -1,0 +1,398 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { analyseBody, headerViolations, isGzip, joinHeaders } from './body.ts';
+import { ChannelState, insertBySeq } from './channel.ts';
+import type { Channel, Delivery, Receiver, ReceiverOptions } from './types.ts';
+
+const MiB = 1024 * 1024;
+
+/** How a request ended before it was recorded. */
+type Outcome =
+  | { kind: 'end' }
+  | { kind: 'over-cap' }
+  | { kind: 'aborted'; error?: string }
+  | { kind: 'refused'; violation: string; status: number; error: string };
+
+/** Classification of a server 'clientError'. */
+type ClientFault =
+  | { kind: 'refuse'; violation: string; status: number; error: string }
+  | { kind: 'gone'; error: string };
+
+type ParserError = Error & { code?: string; rawPacket?: Buffer };
+
+function classify(err: ParserError): ClientFault {
+  const code = err.code ?? '';
+  const error = code ? `${code}: ${err.message}` : err.message;
+  // The peer ended the connection in the middle of a request: it went away rather than sent garbage.
+  if (code === 'HPE_INVALID_EOF_STATE') return { kind: 'gone', error };
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { kind: 'refuse', violation: 'request timeout', status: 408, error };
+  if (code === 'HPE_HEADER_OVERFLOW') return { kind: 'refuse', violation: 'malformed HTTP request', status: 431, error };
+  if (code.startsWith('HPE_')) return { kind: 'refuse', violation: 'malformed HTTP request', status: 400, error };
+  return { kind: 'gone', error }; // ECONNRESET, EPIPE, …: socket-level
+}
+
+function rawResponse(status: number): string {
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
+}
+
+function positiveInt(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`startReceiver: ${name} must be a positive integer`);
+  return value;
+}
+
+function slug(label: string): string {
+  return label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 24);
+}
+
+const CHANNEL_IN_PATH = /(?:^|\/)c\/([^/?#]+)/g;
+
+/**
+ * Starts the capturing webhook receiver (node:http, so it sees the raw bytes). It records every
+ * request, on any path, before answering it, and never writes to the console.
+ */
+export async function startReceiver(options: ReceiverOptions = {}): Promise<Receiver> {
+  const host = options.host ?? '127.0.0.1';
+  const maxBody = positiveInt(options.maxBodyBytes, 8 * MiB, 'maxBodyBytes');
+  const maxInflated = positiveInt(options.maxInflatedBytes, 64 * MiB, 'maxInflatedBytes');
+  const keepInflated = options.keepInflated ?? true;
+  const onDelivery = options.onDelivery;
+  const now = options.now ?? ((): Date => new Date());
+
+  const all: Delivery[] = [];
+  const errors: unknown[] = [];
+  const channels = new Map<string, ChannelState>();
+  const timers = new Set<NodeJS.Timeout>();
+  /** The request whose body is being read on a socket, so a parser error can be charged to it. */
+  const reading = new WeakMap<Duplex, { req: IncomingMessage; charge: (fault: ClientFault) => void }>();
+  /** The latest response not yet finished on a socket (pipelining queues later ones behind it). */
+  const pending = new WeakMap<Duplex, ServerResponse>();
+  /** Sockets whose clientError was handled; a failed parser may report again. */
+  const faulted = new WeakSet<Duplex>();
+  let lastSeq = 0;
+  let closed = false;
+  let closing: Promise<void> | undefined;
+
+  const record = (d: Delivery, ch: ChannelState | undefined): void => {
+    insertBySeq(all, d);
+    if (onDelivery) {
+      try {
+        onDelivery(d);
+      } catch (err) {
+        errors.push(err);
+      }
+    }
+    ch?.record(d);
+  };
+
+  const channelFor = (path: string): ChannelState | undefined => {
+    const q = path.indexOf('?');
+    const pathname = q === -1 ? path : path.slice(0, q);
+    for (const m of pathname.matchAll(CHANNEL_IN_PATH)) {
+      const ch = channels.get(m[1] ?? '');
+      if (ch) return ch;
+    }
+    return undefined;
+  };
+
+  const answer = (res: ServerResponse, status: number, seq: number, close: boolean): void => {
+    if (closed || res.destroyed || res.writableEnded) return;
+    const payload = JSON.stringify({ seq, status });
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(payload)),
+    };
+    if (close) headers['connection'] = 'close';
+    try {
+      res.writeHead(status, headers);
+      res.end(payload);
+    } catch {
+      res.destroy();
+    }
+  };
+
+  const answerRaw = (socket: Duplex, status: number): void => {
+    if (socket.destroyed) return;
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    socket.end(rawResponse(status), () => socket.destroy());
+    // A peer that never reads must not keep the socket.
+    const t = setTimeout(() => {
+      timers.delete(t);
+      socket.destroy();
+    }, 2000);
+    t.unref();
+    timers.add(t);
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    const seq = ++lastSeq;
+    const receivedAt = now().toISOString();
+    const socket = req.socket;
+    const path = req.url ?? '';
+    const ch = channelFor(path);
+    const planned = ch?.take();
+    if (ch) ch.inflight++;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let received = 0;
+    let done = false;
+
+    res.on('error', () => {});
+    pending.set(socket, res);
+    res.on('close', () => {
+      if (pending.get(socket) === res) pending.delete(socket);
+    });
+
+    const finish = (outcome: Outcome): void => {
+      complete(outcome).catch((err: unknown) => {
+        errors.push(err);
+        socket.destroy();
+      });
+    };
+    const complete = async (outcome: Outcome): Promise<void> => {
+      if (done) return;
+      done = true;
+      if (reading.get(socket)?.req === req) reading.delete(socket);
+      const body = Buffer.concat(chunks, kept);
+      chunks.length = 0;
+      const headers = joinHeaders(req.rawHeaders);
+      const violations = headerViolations(headers, received, outcome.kind !== 'over-cap');
+      if (outcome.kind === 'over-cap') violations.push('body over cap');
+      if (outcome.kind === 'refused') violations.push(outcome.violation);
+
+      const d: Delivery = {
+        seq,
+        channel: ch ? ch.id : null,
+        receivedAt,
+        method: req.method ?? '',
+        path,
+        httpVersion: req.httpVersion,
+        rawHeaders: req.rawHeaders.slice(),
+        headers,
+        bodyBytes: received,
+        body,
+        gzip: isGzip(body),
+        violations,
+        response: { status: 0 },
+      };
+      let status: number | undefined;
+      let scripted = false;
+      if (outcome.kind === 'end') {
+        try {
+          const a = await analyseBody(body, maxInflated);
+          violations.push(...a.violations);
+          if (a.inflated !== undefined && keepInflated) d.inflated = a.inflated;
+          if ('json' in a) d.json = a.json;
+          if (a.inflatedOverCap) status = 413;
+        } catch (err) {
+          violations.push('receiver could not analyse the body');
+          errors.push(err);
+        }
+        if (status === undefined) {
+          status = planned?.status ?? 404;
+          scripted = planned !== undefined;
+        }
+      } else if (outcome.kind === 'over-cap') {
+        status = 413;
+      } else if (outcome.kind === 'refused') {
+        status = outcome.status;
+        d.error = outcome.error;
+      } else {
+        status = 0;
+        d.aborted = true;
+        if (outcome.error !== undefined) d.error = outcome.error;
+      }
+      const answered = status;
+      d.response.status = answered;
+      if (ch) ch.inflight--;
+      record(d, ch);
+
+      if (answered === 0) {
+        socket.destroy();
+        return;
+      }
+      // Unread bytes may follow (over cap) or the parser is broken: close after answering.
+      const close = outcome.kind !== 'end';
+      const delayMs = scripted ? (planned?.delayMs ?? 0) : 0;
+      if (delayMs > 0) {
+        const t = setTimeout(() => {
+          timers.delete(t);
+          answer(res, answered, seq, close);
+        }, delayMs);
+        timers.add(t);
+      } else {
+        answer(res, answered, seq, close);
+      }
+    };
+
+    const onFault = (fault: ClientFault): void => {
+      if (fault.kind === 'gone') finish({ kind: 'aborted', error: fault.error });
+      else finish({ kind: 'refused', violation: fault.violation, status: fault.status, error: fault.error });
+    };
+    reading.set(socket, { req, charge: onFault });
+
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      received += chunk.length;
+      const room = maxBody - kept;
+      if (chunk.length <= room) {
+        chunks.push(chunk);
+        kept += chunk.length;
+        return;
+      }
+      if (room > 0) {
+        chunks.push(chunk.subarray(0, room));
+        kept = maxBody;
+      }
+      // Stop reading: the rest is neither stored nor waited for; the socket closes after the 413.
+      req.pause();
+      finish({ kind: 'over-cap' });
+    });
+    req.on('end', () => finish({ kind: 'end' }));
+    req.on('error', (err: Error) => finish({ kind: 'aborted', error: err.message }));
+    req.on('close', () => {
+      if (!req.complete) finish({ kind: 'aborted' });
+    });
+  };
+
+  /** Bytes that never became a request (garbage, or headers over node's limits) are recorded too. */
+  const onClientError = (err: ParserError, socket: Duplex): void => {
+    if (faulted.has(socket)) {
+      socket.destroy();
+      return;
+    }
+    faulted.add(socket);
+    const fault = classify(err);
+    // A request whose body is still arriving takes the blame. A complete one (its 'end' not yet
+    // emitted) does not: the bad bytes came after it, e.g. more bytes than its Content-Length.
+    const current = reading.get(socket);
+    if (current && !current.req.complete) {
+      current.charge(fault);
+      return;
+    }
+    if (fault.kind === 'gone' && err.code !== 'HPE_INVALID_EOF_STATE') {
+      socket.destroy(); // a reset between requests: nothing arrived
+      return;
+    }
+    const raw = err.rawPacket;
+    const body = raw ? Buffer.from(raw.subarray(0, maxBody)) : Buffer.alloc(0);
+    const status = fault.kind === 'refuse' ? fault.status : 400;
+    const d: Delivery = {
+      seq: ++lastSeq,
+      channel: null,
+      receivedAt: now().toISOString(),
+      method: '',
+      path: '',
+      httpVersion: '',
+      rawHeaders: [],
+      headers: Object.create(null) as Record<string, string>,
+      bodyBytes: raw ? raw.length : 0,
+      body,
+      gzip: false,
+      violations: [fault.kind === 'refuse' ? fault.violation : 'malformed HTTP request'],
+      response: { status },
+      error: fault.error,
+    };
+    record(d, undefined);
+    const busy = pending.get(socket);
+    if (busy) busy.once('close', () => answerRaw(socket, status));
+    else answerRaw(socket, status);
+  };
+
+  /**
+   * A CONNECT request is not a delivery; it is recorded and refused. (Requests with an Upgrade
+   * header need no such handler: with no 'upgrade' listener node hands them to onRequest.)
+   */
+  const onConnect = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => {});
+    const path = req.url ?? '';
+    const ch = channelFor(path);
+    if (ch) ch.take();
+    const headers = joinHeaders(req.rawHeaders);
+    const body = Buffer.from(head.subarray(0, maxBody));
+    const d: Delivery = {
+      seq: ++lastSeq,
+      channel: ch ? ch.id : null,
+      receivedAt: now().toISOString(),
+      method: req.method ?? '',
+      path,
+      httpVersion: req.httpVersion,
+      rawHeaders: req.rawHeaders.slice(),
+      headers,
+      bodyBytes: head.length,
+      body,
+      gzip: isGzip(body),
+      violations: ['unexpected CONNECT request', ...headerViolations(headers, head.length, false)],
+      response: { status: 400 },
+    };
+    record(d, ch);
+    answerRaw(socket, 400);
+  };
+
+  /** Whatever happens in a handler, the process must not crash: note it and drop the connection. */
+  const guard =
+    <A extends unknown[]>(fn: (...args: A) => void, socketOf: (...args: A) => Duplex) =>
+    (...args: A): void => {
+      try {
+        fn(...args);
+      } catch (err) {
+        errors.push(err);
+        socketOf(...args).destroy();
+      }
+    };
+  const handleRequest = guard(onRequest, (req) => req.socket);
+  const server = createServer({ requireHostHeader: false }, handleRequest);
+  server.on('checkExpectation', handleRequest); // answer odd Expect values ourselves instead of node's bare 417
+  server.on('clientError', guard(onClientError, (_err, socket) => socket));
+  server.on('connect', guard(onConnect, (_req, socket) => socket));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ host, port: options.port ?? 0 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => errors.push(err));
+  const { port } = server.address() as AddressInfo;
+  const localUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const baseUrl = (options.publicUrl ?? localUrl).replace(/\/+$/, '');
+
+  const receiver: Receiver = {
+    url: baseUrl,
+    localUrl,
+    channel(label?: string): Channel {
+      if (closed) throw new Error('receiver is closed');
+      const rand = randomBytes(9).toString('base64url');
+      const s = label === undefined ? '' : slug(label);
+      const id = s ? `${s}-${rand}` : rand;
+      const ch = new ChannelState(id, label, `${baseUrl}/c/${id}/`);
+      channels.set(id, ch);
+      return ch;
+    },
+    deliveries: () => all.slice(),
+    errors: () => errors.slice(),
+    close(): Promise<void> {
+      if (closing) return closing;
+      closed = true;
+      for (const t of timers) clearTimeout(t);
+      timers.clear();
+      for (const ch of channels.values()) ch.abortWaiters('the receiver closed');
+      closing = new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+  return receiver;
+}
