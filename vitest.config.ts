@@ -5,7 +5,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 60_000,
+    // The fault matrix runs the CLI once per fault in child processes; three at a time fits 2 cores.
+    maxConcurrency: 3,
   },
 });

@@ -1,8 +1,8 @@
 import { test } from 'vitest';
 import type { AuthMode } from '../src/client/http-client.ts';
-import { api, settings, unknownId } from '../src/suite/context.ts';
+import { api, connectionBody, profile, settings, unknownId } from '../src/suite/context.ts';
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
-import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
 
 // Spec › Authentication 1–3; Endpoints: 'Every endpoint requires authentication'.
 
@@ -61,13 +61,18 @@ test('AUTH-004 a wrong or malformed credential is answered 403 where the spec li
   }
 });
 
-test('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong credential (4xx)', async () => {
-  const body = { name: `dssc-${settings().runId}-auth-probe`, type: 'dssc-probe', configuration: {} };
+test('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong credential (4xx)', async (t) => {
+  // Valid bodies, so that only the credential can be the reason for a refusal.
+  const requests: Array<[string, () => Promise<Record<string, unknown>>]> = [];
+  if (profile().kinds?.relationalDatabase?.configuration) requests.push(['/api/connections', async () => connectionBody('relationalDatabase')]);
+  const source = await cachedSourceId().catch(() => undefined);
+  if (source) requests.push(['/api/bulk/syncs', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore' })]);
+  if (requests.length === 0) t.skip('no valid request could be built: the profile gives no relational database configuration and no source became ready');
   const cases: Array<[string, AuthMode]> = [['no Authorization', 'none'], ...wrongCredentials().slice(0, 1)];
-  for (const path of ['/api/connections', '/api/bulk/syncs']) {
+  for (const [path, body] of requests) {
     for (const [label, auth] of cases) {
-      const res = await api().post(path, body, { auth });
-      if (!is4xx(res.status)) fail(`POST ${path} with ${label} was answered ${res.status}; every endpoint requires authentication`, res);
+      const res = await api().post(path, await body(), { auth });
+      if (!is4xx(res.status)) fail(`POST ${path} with a valid body and ${label} was answered ${res.status}; every endpoint requires authentication`, res);
     }
   }
 });

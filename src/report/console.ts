@@ -12,6 +12,11 @@ export function consoleSummary(run: RunResult): string {
     lines.push('', `FAIL ${c.title} [${c.level}] ${c.section}`, ...(c.message ?? '').split('\n').map((l) => `  ${l}`), `  replay: ${replayCommand(run, c.id)}`);
   }
   for (const e of run.errors) lines.push('', `ERROR ${e}`);
+  if (run.deliveries) {
+    const flawed = run.deliveries.filter((d) => d.violations.length > 0 || d.scenario === null);
+    lines.push('', `receiver: ${run.deliveries.length} deliveries, ${flawed.length} malformed or on an unknown path`);
+    for (const d of flawed.slice(0, 10)) lines.push(`  #${d.seq} ${d.method || '(not HTTP)'} ${d.path} -> ${d.status}: ${d.violations.join(', ') || 'unknown path'}`);
+  }
   const s = summarize(run);
   lines.push('', `checks: ${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped (${(run.durationMs / 1000).toFixed(1)} s, seed ${run.seed})`, '');
   return lines.join('\n');

@@ -16,6 +16,13 @@ function escape(text: string): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
+/** Every delivery the receiver got, one line each, malformed ones included. */
+function deliveryLines(run: RunResult): string {
+  return (run.deliveries ?? [])
+    .map((d) => `#${d.seq} ${d.receivedAt} ${d.scenario ?? '(unknown path)'} ${d.method || '(not HTTP)'} ${d.path} ${d.bodyBytes} B gzip=${d.gzip} records=${d.records ?? '-'} -> ${d.status}${d.violations.length ? ` violations: ${d.violations.join('; ')}` : ''}`)
+    .join('\n');
+}
+
 export function junitXml(run: RunResult, redactor: Redactor): string {
   const areas = new Map<string, RunResult['checks']>();
   for (const c of run.checks) areas.set(c.area, [...(areas.get(c.area) ?? []), c]);
@@ -52,6 +59,7 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
         out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
       }
     }
+    if (area === 'webhooks' && run.deliveries) out.push(`    <system-out>${escape(redactor.text(deliveryLines(run)))}</system-out>`);
     out.push('  </testsuite>');
   }
   if (run.errors.length > 0) {

@@ -46,6 +46,22 @@ export interface RunResult {
   checks: CheckResult[];
   /** Errors outside any check (a spec that failed to load, an unhandled rejection). */
   errors: string[];
+  /** Every request the capturing receiver got (secrets redacted), when webhook checks ran. */
+  deliveries?: DeliveryRecord[] | undefined;
+}
+
+export interface DeliveryRecord {
+  seq: number;
+  scenario: string | null;
+  receivedAt: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  bodyBytes: number;
+  gzip: boolean;
+  records: number | null;
+  violations: string[];
+  status: number;
 }
 
 export function summarize(run: RunResult): { passed: number; failed: number; skipped: number } {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { checkAdapterFile } from '../adapters/load.ts';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, parseIntFlag } from '../cli-errors.ts';
@@ -28,6 +29,12 @@ port and runs against it (that is what 'npm start' does).
   --timeout-ms N      per-request timeout (default: 10000)
   --max-rps N         request rate bound (default: 20 against --base-url, unbounded for the embedded reference)
   --fault NAME        embedded reference only: break one rule of it (repeatable; see 'dss-conformance faults')
+  --adapter FILE      module whose default export makes the target adapter for the webhook checks
+                      (default: the built-in adapter, for the reference and targets shaped like it)
+  --receiver-host H   where the capturing webhook receiver listens (default: 127.0.0.1)
+  --receiver-port N   its port (default: 0, a free port)
+  --receiver-public-url URL  the URL the target must use to reach the receiver (a tunnel), when not host:port
+  --timestamp-tolerance-s N  how far Service-Signature-Timestamp may be from arrival (default: 300)
   --help              this text
 
 exit codes: 0 every applicable check passed; 1 a check failed; 2 usage, profile or config error;
@@ -52,6 +59,11 @@ export async function runCommand(argv: string[]): Promise<number> {
         'timeout-ms': { type: 'string' },
         'max-rps': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        adapter: { type: 'string' },
+        'receiver-host': { type: 'string' },
+        'receiver-port': { type: 'string' },
+        'receiver-public-url': { type: 'string' },
+        'timestamp-tolerance-s': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -64,7 +76,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
 
-  const baseUrlFlag = flags['base-url'] ?? process.env.DSS_BASE_URL;
+  const baseUrlFlag = flags['base-url'] ?? (process.env.DSS_BASE_URL || undefined);
   const embedded = !baseUrlFlag;
   if (baseUrlFlag !== undefined) {
     let url: URL;
@@ -76,7 +88,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
   }
   if (!embedded && flags.fault) throw new UsageError('--fault applies to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');
-  const apiKeyFlag = flags['api-key'] ?? process.env.DSS_API_KEY;
+  const apiKeyFlag = flags['api-key'] ?? (process.env.DSS_API_KEY || undefined);
   if (!embedded && !apiKeyFlag) throw new UsageError('--api-key (or DSS_API_KEY) is required with --base-url');
 
   const seed = parseIntFlag('seed', flags.seed, 0, 2 ** 31 - 1) ?? Math.floor(Math.random() * 2 ** 31);
@@ -87,6 +99,11 @@ export async function runCommand(argv: string[]): Promise<number> {
   const only = (flags.only ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const id of only) if (!known.has(id)) throw new UsageError(`--only: unknown requirement ID ${id} (see 'dss-conformance coverage')`);
 
+  const receiverPort = parseIntFlag('receiver-port', flags['receiver-port'], 0, 65535) ?? 0;
+  const tolerance = parseIntFlag('timestamp-tolerance-s', flags['timestamp-tolerance-s'], 1, 86_400) ?? 300;
+  const publicUrl = flags['receiver-public-url'];
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError(`--receiver-public-url must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  const adapterPath = flags.adapter ? await checkAdapterFile(flags.adapter) : undefined;
   const profilePath = flags.profile ? resolve(flags.profile) : referenceProfilePath;
   const { profile, secrets } = loadProfile(profilePath);
   const reportsDir = resolve(flags.reports ?? 'reports');
@@ -99,7 +116,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     const baseUrl = reference?.baseUrl ?? baseUrlFlag!;
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
-    const orgKey = reference?.orgKey ?? flags['org-key'] ?? process.env.DSS_ORG_KEY;
+    const orgKey = reference?.orgKey ?? flags['org-key'] ?? (process.env.DSS_ORG_KEY || undefined);
     const redactor = new Redactor([apiKey, orgKey, ...secrets]);
     const replay = [
       'npx dss-conformance run',
@@ -107,22 +124,36 @@ export async function runCommand(argv: string[]): Promise<number> {
       flags.profile ? `--profile ${flags.profile}` : '',
       `--seed ${seed}`,
       flags['num-runs'] ? `--num-runs ${numRuns}` : '',
+      flags.adapter ? `--adapter ${flags.adapter}` : '',
       ...(flags.fault ?? []).map((f) => `--fault ${f}`),
     ].filter(Boolean).join(' ');
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource: flags.profile ?? 'reference (built in)',
       seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets, replay, embedded,
+      reportsDir, adapterPath, timestampToleranceS: tolerance,
+      receiver: { host: flags['receiver-host'] ?? '127.0.0.1', port: receiverPort, publicUrl },
     };
 
     process.stdout.write(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${flags.fault ? ` with fault ${flags.fault.join(', ')}` : ''}` : baseUrl}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}\n`);
-    await preflight(settings, redactor);
+    const { credentialRefused } = await preflight(settings, redactor);
+    settings.credentialRefused = credentialRefused;
+    if (credentialRefused) process.stdout.write('dss-conformance: the target refuses the API key; only the AUTH checks run, the others are skipped\n');
+    rmSync(join(reportsDir, 'deliveries.json'), { force: true });
     const run = await runSuite(settings, only, redactor);
+    run.deliveries = readDeliveryLog(reportsDir);
     writeReports(reportsDir, run, redactor);
     process.stdout.write(consoleSummary(run) + `reports: ${join(reportsDir, 'junit.xml')}, ${join(reportsDir, 'results.json')}\n`);
     return summarize(run).failed > 0 ? EXIT.checkFailed : EXIT.ok;
   } finally {
     await reference?.close();
   }
+}
+
+/** The receiver's log, written by the webhook checks' worker: every delivery, malformed ones too. */
+function readDeliveryLog(dir: string): RunResult['deliveries'] {
+  const file = join(dir, 'deliveries.json');
+  if (!existsSync(file)) return undefined;
+  return (JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']> }).deliveries;
 }
 
 function writeReports(dir: string, run: RunResult, redactor: Redactor): void {

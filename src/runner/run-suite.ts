@@ -13,6 +13,11 @@ function specGlob(): string {
   return existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? 'specs/*.spec.ts' : 'dist/specs/*.spec.js';
 }
 
+function setupFile(): string {
+  const source = join(packageRoot, 'src', 'suite', 'setup.ts');
+  return existsSync(source) ? source : join(packageRoot, 'dist', 'src', 'suite', 'setup.js');
+}
+
 export function onlyPattern(ids: string[]): RegExp {
   return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
 }
@@ -27,6 +32,7 @@ export async function runSuite(settings: RunSettings, only: string[], redactor: 
       config: false,
       watch: false,
       include: [specGlob()],
+      setupFiles: [setupFile()],
       exclude: [],
       reporters: [collector],
       provide: { dssc: settings },

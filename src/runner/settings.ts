@@ -18,6 +18,16 @@ export interface RunSettings {
   replay: string;
   /** True when the target is the reference started by this run. */
   embedded: boolean;
+  /** Where reports go; the webhook checks write the receiver's log there (deliveries.json). */
+  reportsDir: string;
+  /** An --adapter module (absolute path); the built-in adapter when absent. */
+  adapterPath?: string | undefined;
+  /** Where the capturing receiver listens, and the URL the target must use to reach it. */
+  receiver: { host: string; port: number; publicUrl?: string | undefined };
+  /** The preflight request with the API key was refused: only the AUTH checks can say anything. */
+  credentialRefused?: boolean;
+  /** Seconds a delivery's Service-Signature-Timestamp may differ from its arrival (WH-007). */
+  timestampToleranceS: number;
 }
 
 declare module 'vitest' {

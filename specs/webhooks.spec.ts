@@ -1,0 +1,240 @@
+import { afterAll, test, type TestContext } from 'vitest';
+import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
+import { validate } from '../src/schemas.ts';
+import { need, redactor, settings } from '../src/suite/context.ts';
+import { CheckFailure } from '../src/suite/expect.ts';
+import { FIELDS, scenario, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+
+// Spec › Events (sync.records deliveries), Webhook connection and its advanced sync settings,
+// Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
+
+afterAll(writeDeliveryLog);
+
+const METADATA = { team: 'dssc', purpose: 'conformance' };
+
+/** 250 rows, default batch size, metadata set; run 2 after 5 changed and 3 added rows. */
+const main = () => scenario('main', { rows: 250, sync: { metadata: METADATA }, later: [{ change: 5, add: 3 }] });
+
+function fail(message: string, deliveries: Delivery[] = []): never {
+  const shown = deliveries.slice(0, 2).map((d) => describeDelivery(d, (s) => redactor().text(s)));
+  throw new CheckFailure(redactor().text([message, ...shown].join('\n\n')));
+}
+
+async function given(t: TestContext, get: () => Promise<Scenario>): Promise<Scenario> {
+  const s = await need(t, 'a model sync delivering to the capturing receiver', get);
+  if (s.runs[0]!.deliveries.length === 0) fail(`the first run (${s.runs[0]!.outcome.status}) delivered nothing to the receiver`);
+  return s;
+}
+
+/** Checks every delivery of a scenario; the message lists the first offenders. */
+function each(s: Scenario, problem: (d: Delivery) => string | undefined): void {
+  const all = s.runs.flatMap((r) => r.deliveries);
+  const bad = all.map((d) => ({ d, p: problem(d) })).filter((x) => x.p);
+  if (bad.length > 0) fail(`${bad.length} of ${all.length} deliveries: ${bad[0]!.p}`, bad.map((x) => x.d));
+}
+
+const records = (d: Delivery): Array<{ hash?: unknown; fields?: Record<string, unknown> }> =>
+  ((d.json as { object?: { records?: unknown } } | undefined)?.object?.records as never) ?? [];
+const deliveredIds = (ds: Delivery[]) => ds.flatMap((d) => records(d).map((r) => String(r.fields?.id)));
+
+test('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => (d.method !== 'POST' ? `method ${d.method}` : undefined));
+});
+
+test('WH-002 the delivery body is a gzip stream', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => (!d.gzip ? 'the body does not start with the gzip magic bytes' : d.violations.find((v) => /gzip|inflated/.test(v))));
+});
+
+test('WH-003 Content-Type is application/json', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => (/^application\/json(\s*;.*)?$/i.test(d.headers['content-type'] ?? '') ? undefined : `Content-Type ${JSON.stringify(d.headers['content-type'] ?? null)}`));
+});
+
+test('WH-004 Accept-Encoding includes gzip', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => (/(^|[\s,])gzip($|[\s,;])/i.test(d.headers['accept-encoding'] ?? '') ? undefined : `Accept-Encoding ${JSON.stringify(d.headers['accept-encoding'] ?? null)}`));
+});
+
+test('WH-005 Content-Length is present and equals the body bytes received', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const header = d.headers['content-length'];
+    if (header === undefined) return 'no Content-Length header';
+    return Number(header) === d.bodyBytes ? undefined : `Content-Length ${header}, ${d.bodyBytes} bytes received`;
+  });
+});
+
+test('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const errors = validate('webhook-delivery-headers.schema.json#/properties/service-signature-timestamp', d.headers['service-signature-timestamp']);
+    return errors.length === 0 ? undefined : `Service-Signature-Timestamp ${JSON.stringify(d.headers['service-signature-timestamp'] ?? null)}: ${errors.join('; ')}`;
+  });
+});
+
+test('WH-007 Service-Signature-Timestamp is within the freshness tolerance of arrival', async (t) => {
+  const s = await given(t, main);
+  const tolerance = settings().timestampToleranceS;
+  each(s, (d) => {
+    const sent = Date.parse(d.headers['service-signature-timestamp'] ?? '');
+    if (Number.isNaN(sent)) return undefined; // WH-006 judges the format.
+    const skew = (Date.parse(d.receivedAt) - sent) / 1000;
+    return Math.abs(skew) <= tolerance ? undefined : `timestamp ${Math.round(skew)} s ${skew > 0 ? 'before' : 'after'} arrival (tolerance ${tolerance} s)`;
+  });
+});
+
+test('WH-008 Authorization is Bearer <the secret returned at creation>, the same on every delivery', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const auth = d.headers.authorization;
+    if (auth === undefined) return 'no Authorization header';
+    return auth === `Bearer ${s.secret}` ? undefined : 'Authorization is not Bearer followed by the secret returned when the webhook connection was created';
+  });
+});
+
+test('WH-009 User-Agent is a service name followed by a release label', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const errors = validate('webhook-delivery-headers.schema.json#/properties/user-agent', d.headers['user-agent']);
+    return errors.length === 0 ? undefined : `User-Agent ${JSON.stringify(d.headers['user-agent'] ?? null)}`;
+  });
+});
+
+test('WH-010 the body is JSON of the delivery shape with event sync.records', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    if (d.json === undefined) return `the body is not JSON${d.violations.length ? ` (${d.violations.join(', ')})` : ''}`;
+    const errors = validate('webhook-delivery-body.schema.json', d.json);
+    return errors.length === 0 ? undefined : `the body does not match the delivery shape: ${errors.slice(0, 3).join('; ')}`;
+  });
+});
+
+test('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const o = (d.json as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
+    if (!o) return undefined; // WH-010 judges the shape.
+    if (o.id !== s.sync.id) return `object.id ${JSON.stringify(o.id)}, the sync is ${JSON.stringify(s.sync.id)}`;
+    return o.name === s.settings.name ? undefined : `object.name ${JSON.stringify(o.name)}, the sync is named ${JSON.stringify(s.settings.name)}`;
+  });
+});
+
+test('WH-012 each record holds exactly the selected fields, under their target names, with the source values', async (t) => {
+  const s = await given(t, main);
+  const names = FIELDS.map((f) => f.target).sort();
+  each(s, (d) => {
+    for (const r of records(d)) {
+      const keys = Object.keys(r.fields ?? {}).sort();
+      if (JSON.stringify(keys) !== JSON.stringify(names)) return `a record has fields ${JSON.stringify(keys)}, selected are ${JSON.stringify(names)}`;
+      const row = s.rows.get(String(r.fields?.id));
+      if (!row) return `a record with id ${JSON.stringify(r.fields?.id)} that the source does not have`;
+      for (const f of FIELDS) if (r.fields?.[f.target] !== row[f.source]) return `record ${String(row.id)}: ${f.target} is ${JSON.stringify(r.fields?.[f.target])}, the source has ${JSON.stringify(row[f.source])}`;
+    }
+    return undefined;
+  });
+});
+
+test('WH-013 hash is determined by the field pairs: same pairs same hash in any order, other values other hashes', async (t) => {
+  const s = await given(t, main);
+  const reversed = await need(t, 'a second sync over the same source with the fields in reverse order', () =>
+    scenario('hash-order', { rows: 0, sourceOf: 'main', fields: [...FIELDS].reverse() }));
+  const firstHashes = new Map<string, unknown>();
+  for (const d of s.runs[0]!.deliveries) for (const r of records(d)) firstHashes.set(String(r.fields?.id), r.hash);
+  const all = [...firstHashes.values()];
+  if (new Set(all).size !== all.length) fail(`${all.length - new Set(all).size} records with different field values share a hash`, s.runs[0]!.deliveries);
+  // run 2 of main changed 5 rows: their hashes must change too.
+  for (const d of s.runs[1]?.deliveries ?? []) {
+    for (const r of records(d)) {
+      const before = firstHashes.get(String(r.fields?.id));
+      if (before !== undefined && before === r.hash) fail(`record ${String(r.fields?.id)} changed but its hash did not`, [d]);
+    }
+  }
+  // The reverse-order sync saw the source after main's changes; compare the rows neither touched.
+  const changed = new Set(deliveredIds(s.runs[1]?.deliveries ?? []));
+  for (const d of reversed.runs[0]!.deliveries) {
+    for (const r of records(d)) {
+      const id = String(r.fields?.id);
+      if (changed.has(id) || !firstHashes.has(id)) continue;
+      if (firstHashes.get(id) !== r.hash) fail(`record ${id}: the same field pairs selected in another order got another hash`, [d]);
+    }
+  }
+});
+
+test('WH-014 object.metadata holds exactly the sync\'s Metadata pairs', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => {
+    const m = (d.json as { object?: { metadata?: unknown } } | undefined)?.object?.metadata;
+    return JSON.stringify(m) === JSON.stringify(METADATA) || JSON.stringify(sortKeys(m)) === JSON.stringify(sortKeys(METADATA)) ? undefined : `object.metadata is ${JSON.stringify(m)}, the sync's Metadata is ${JSON.stringify(METADATA)}`;
+  });
+});
+
+function sortKeys(v: unknown): unknown {
+  return v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v;
+}
+
+test('WH-015 a delivery holds at most the batch size: 100 by default, the sync\'s setting when set', async (t) => {
+  const s = await given(t, main);
+  each(s, (d) => (records(d).length <= 100 ? undefined : `${records(d).length} records with the default batch size 100`));
+  const small = await need(t, 'a sync with batch size 7', () => scenario('batch-7', { rows: 50, sync: { batchSize: 7 } }));
+  each(small, (d) => (records(d).length <= 7 ? undefined : `${records(d).length} records with batch size 7`));
+  const total = deliveredIds(small.runs[0]!.deliveries).length;
+  if (total !== 50) fail(`batch size 7 over 50 rows delivered ${total} records`, small.runs[0]!.deliveries);
+});
+
+test('WH-016 within a run every row arrives exactly once: none lost, none duplicated', async (t) => {
+  const s = await given(t, main);
+  const ids = deliveredIds(s.runs[0]!.deliveries);
+  const seen = new Set(ids);
+  const duplicated = ids.length - seen.size;
+  const lost = [...s.rows.keys()].filter((id) => !id.startsWith('n') && !seen.has(id));
+  if (duplicated > 0 || lost.length > 0) fail(`run 1: ${lost.length} rows lost (${lost.slice(0, 5).join(', ')}), ${duplicated} duplicated`, s.runs[0]!.deliveries);
+});
+
+test('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
+  const s = await given(t, main);
+  const first = new Set(deliveredIds(s.runs[0]!.deliveries));
+  const original = [...s.rows.keys()].filter((id) => !id.startsWith('n'));
+  const missing = original.filter((id) => !first.has(id));
+  if (missing.length > 0) fail(`the first run did not deliver ${missing.length} of ${original.length} rows`, s.runs[0]!.deliveries);
+  const second = deliveredIds(s.runs[1]!.deliveries).sort();
+  const expected = [...s.rows.keys()].filter((id) => id.startsWith('n')).concat(original.slice(0, 5)).sort();
+  if (JSON.stringify(second) !== JSON.stringify(expected)) {
+    fail(`after 5 changed and 3 new rows, the second run delivered ${second.length} records (${second.slice(0, 6).join(', ')}…), expected exactly ${expected.length}`, s.runs[1]!.deliveries);
+  }
+});
+
+test('WH-018 with full sync on, every run delivers every row', async (t) => {
+  const s = await given(t, () => scenario('full-sync', { rows: 30, sync: { syncAllRecords: true }, later: [{ change: 0, add: 0 }] }));
+  for (const [i, r] of s.runs.entries()) {
+    const n = new Set(deliveredIds(r.deliveries)).size;
+    if (n !== 30) fail(`run ${i + 1} with full sync delivered ${n} of 30 rows`, r.deliveries);
+  }
+});
+
+test('WH-019 with skip backfill on, the first run delivers no existing row, a later run only differences', async (t) => {
+  const s = await need(t, 'a sync with skip backfill', () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true }, later: [{ change: 0, add: 4 }] }));
+  const first = deliveredIds(s.runs[0]!.deliveries);
+  if (first.length > 0) fail(`the first run delivered ${first.length} pre-existing rows`, s.runs[0]!.deliveries);
+  const second = deliveredIds(s.runs[1]!.deliveries);
+  if (second.length !== 4 || second.some((id) => !id.startsWith('n'))) fail(`after 4 new rows the second run delivered ${second.length} records (${second.slice(0, 5).join(', ')})`, s.runs[1]!.deliveries);
+});
+
+for (const [id, status] of [['WH-020', 400], ['WH-021', 503]] as const) {
+  test(`${id} a ${status} answer from the receiver makes the run appear as failed`, async (t) => {
+    const s = await given(t, () => scenario(`answer-${status}`, { rows: 5, script: [status] }));
+    const outcome = s.runs[0]!.outcome;
+    if (!outcome.failed) fail(`the receiver answered ${status} and the run ended ${JSON.stringify(outcome.status)}`, s.runs[0]!.deliveries);
+  });
+}
+
+test('WH-022 with capture on (default) each request and response is logged; with capture off none is', async (t) => {
+  const on = await given(t, main);
+  const log = on.runs[0]!.outcome.captured;
+  const sent = on.runs[0]!.deliveries.length;
+  if (!log || log.length < sent) fail(`capture is on by default, but the run's history logs ${log ? log.length : 'no'} exchanges for ${sent} deliveries`);
+  const off = await given(t, () => scenario('capture-off', { rows: 5, sync: { recordRequests: false } }));
+  const offLog = off.runs[0]!.outcome.captured;
+  if (offLog && offLog.length > 0) fail(`capture is off, but the run's history logs ${offLog.length} exchanges`);
+});

@@ -1,0 +1,49 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { UsageError } from '../cli-errors.ts';
+import { createConfig, DEFAULT_BODY_LIMIT_BYTES, generateKey, type ReferenceConfig, type ReferenceOptions } from './config.ts';
+import { applyFaults } from './faults.ts';
+import { frameworkErrorHandler, installPlumbing } from './http-plumbing.ts';
+import { bulkSyncRoutes } from './routes/bulk-syncs.ts';
+import { connectionRoutes } from './routes/connections.ts';
+import { errorHandlingRoutes } from './routes/error-handling.ts';
+import { modelSyncRoutes } from './routes/model-syncs.ts';
+import { Store } from './store.ts';
+
+/** A reference service put together but not listening, with the parts startReference hands out. */
+export interface Reference {
+  app: FastifyInstance;
+  store: Store;
+  config: ReferenceConfig;
+  apiKey: string;
+  orgKey: string;
+}
+
+function key(name: string, given: string | undefined): string {
+  if (given === '') throw new UsageError(`${name} must not be empty`);
+  return given ?? generateKey();
+}
+
+export function createReference(options: ReferenceOptions = {}): Reference {
+  const apiKey = key('apiKey', options.apiKey);
+  const orgKey = key('orgKey', options.orgKey);
+  const config = createConfig(apiKey, orgKey, options);
+  const store = new Store();
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler(config),
+  });
+  installPlumbing(app, config);
+  // Before the routes, so that the hooks faults add are in place for every route.
+  applyFaults(options.faults ?? [], { app, store, config });
+  connectionRoutes(app, store, config);
+  bulkSyncRoutes(app, store, config);
+  modelSyncRoutes(app, store);
+  errorHandlingRoutes(app, store);
+  return { app, store, config, apiKey, orgKey };
+}
+
+/** The service as a fastify instance that is not listening, for in-process use (inject, or listen yourself). */
+export function buildReference(options: ReferenceOptions = {}): FastifyInstance {
+  return createReference(options).app;
+}

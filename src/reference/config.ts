@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import { credentialChecker, type Authenticator } from './auth.ts';
+import { DEFAULT_VERSION, knownVersions, type VersionRules } from './versions.ts';
+
+export interface ReferenceOptions {
+  /** Interface to listen on; default 127.0.0.1. */
+  host?: string;
+  /** TCP port; 0 (the default for startReference) picks a free one. */
+  port?: number;
+  /** User API key for `Bearer`; generated when absent. */
+  apiKey?: string;
+  /** Organization key for `Basic`; generated when absent. */
+  orgKey?: string;
+  /** How long after creation a connection's source schemas become cached; default 1500. */
+  schemaCacheDelayMs?: number;
+  /** Names of faults to inject (faults.ts); an unknown name throws UsageError. */
+  faults?: string[];
+  /** Largest accepted request body; default 1 MiB. */
+  bodyLimitBytes?: number;
+  /** Fastify's logger; off by default. */
+  logger?: boolean;
+}
+
+/**
+ * The settings the core reads on every request. Faults change behaviour by replacing these values
+ * or wrapping these functions (faults.ts), so the core itself never asks which faults are on.
+ */
+export interface ReferenceConfig {
+  authenticate: Authenticator;
+  versions: Map<string, VersionRules>;
+  /** The version served when X-Service-Version is omitted, and echoed for an unknown one. */
+  defaultVersion: string;
+  /** The header's value to a key of `versions`, or undefined when it is not served. */
+  resolveVersion: (header: string | undefined) => string | undefined;
+  schemaCacheDelayMs: number;
+}
+
+export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 1500;
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export function generateKey(): string {
+  return randomBytes(24).toString('base64url');
+}
+
+export function createConfig(apiKey: string, orgKey: string, options: ReferenceOptions): ReferenceConfig {
+  const config: ReferenceConfig = {
+    authenticate: credentialChecker(apiKey, orgKey),
+    versions: knownVersions(),
+    defaultVersion: DEFAULT_VERSION,
+    // Reads the table and the default at call time, so a fault that edits either is seen.
+    resolveVersion: (header) => {
+      if (header === undefined) return config.defaultVersion;
+      return config.versions.has(header) ? header : undefined;
+    },
+    schemaCacheDelayMs: options.schemaCacheDelayMs ?? DEFAULT_SCHEMA_CACHE_DELAY_MS,
+  };
+  return config;
+}

@@ -1,0 +1,29 @@
+import { EXIT } from '../cli-errors.ts';
+import { parseFlags } from './cli-flags.ts';
+import { faultCatalogue } from './faults.ts';
+
+const HELP = `usage: dss-conformance faults [--json]
+
+Lists the faults the reference can inject (dss-conformance serve --fault NAME, run --fault NAME):
+each one's name, the requirement IDs whose checks it must make fail, and what it does.
+
+flags:
+  --json   Print the list as a JSON array of {name, breaks, description}.
+  --help   Print this help and exit.`;
+
+export async function faultsCommand(argv: string[]): Promise<number> {
+  const flags = parseFlags('faults', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const);
+  if (flags.help) {
+    process.stdout.write(HELP + '\n');
+    return EXIT.ok;
+  }
+  const catalogue = faultCatalogue();
+  if (flags.json) {
+    process.stdout.write(JSON.stringify(catalogue, null, 2) + '\n');
+    return EXIT.ok;
+  }
+  const width = Math.max(...catalogue.map((fault) => fault.name.length));
+  const text = catalogue.map((fault) => `${fault.name.padEnd(width)}  breaks ${fault.breaks.join(', ')}\n${' '.repeat(width + 2)}${fault.description}`);
+  process.stdout.write(text.join('\n') + '\n');
+  return EXIT.ok;
+}

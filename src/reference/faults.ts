@@ -1,0 +1,45 @@
+import { UsageError } from '../cli-errors.ts';
+import { authFaults } from './faults/auth.ts';
+import { bulkSyncFaults } from './faults/bulk-syncs.ts';
+import { connectionFaults } from './faults/connections.ts';
+import { errorBodyFaults } from './faults/error-bodies.ts';
+import { errorHandlingFaults } from './faults/error-handling.ts';
+import type { Fault, ReferenceSeams } from './faults/fault.ts';
+import { versionFaults } from './faults/versions.ts';
+
+export type { Fault, ReferenceSeams } from './faults/fault.ts';
+
+/**
+ * Every fault the reference can inject, grouped by the requirement family it breaks. A fault
+ * changes behaviour only through the seams (hooks on the fastify instance, wrapped store methods,
+ * the mutable config), so the core serves the spec without knowing faults exist.
+ */
+export const FAULTS: readonly Fault[] = [
+  ...connectionFaults,
+  ...bulkSyncFaults,
+  ...versionFaults,
+  ...errorHandlingFaults,
+  ...authFaults,
+  ...errorBodyFaults,
+];
+
+export function faultNames(): string[] {
+  return FAULTS.map((fault) => fault.name);
+}
+
+/** What the catalogue says about each fault, without the means to apply it (for listings and coverage). */
+export function faultCatalogue(): { name: string; breaks: string[]; description: string }[] {
+  return FAULTS.map(({ name, breaks, description }) => ({ name, breaks: [...breaks], description }));
+}
+
+export function faultByName(name: string): Fault {
+  const fault = FAULTS.find((f) => f.name === name);
+  if (!fault) throw new UsageError(`unknown fault '${name}' (known: ${faultNames().join(', ')})`);
+  return fault;
+}
+
+/** Looks every name up first, so that a typo fails before anything is changed. */
+export function applyFaults(names: readonly string[], seams: ReferenceSeams): void {
+  const faults = [...new Set(names)].map(faultByName);
+  for (const fault of faults) fault.apply(seams);
+}

@@ -1,0 +1,75 @@
+import { fieldError } from '../errors.ts';
+import { isObject } from '../validation.ts';
+import { beforeRoute, editErrorBody, refuseSuccess, ROUTES, type Fault } from './fault.ts';
+
+const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(body, 'schemas');
+
+export const bulkSyncFaults: Fault[] = [
+  {
+    name: 'no-schemas-stage',
+    breaks: ['BULK-001'],
+    description: "A new connection's schemas are cached at once, so POST /api/bulk/syncs never answers schemas_not_cached.",
+    apply: ({ config }) => {
+      config.schemaCacheDelayMs = 0;
+    },
+  },
+  {
+    name: 'no-schemas-wrong-body',
+    breaks: ['BULK-001'],
+    description: 'The schemas_not_cached 400 carries metadata {} and a message that does not begin with "No schemas found".',
+    apply: ({ app }) =>
+      editErrorBody(app, (body) => {
+        if (body.key !== 'schemas_not_cached') return;
+        body.message = 'Schema cache not ready for this connection; try again in a few seconds.';
+        body.metadata = {};
+      }),
+  },
+  {
+    name: 'schemas-never-cached',
+    breaks: ['BULK-002'],
+    description: 'The schema cache never becomes ready: POST /api/bulk/syncs answers schemas_not_cached forever.',
+    apply: ({ config }) => {
+      config.schemaCacheDelayMs = Number.POSITIVE_INFINITY;
+    },
+  },
+  {
+    name: 'bulk-requires-schemas',
+    // BULK-002 too: its repeated request has no schemas, so it never reaches a 2xx.
+    breaks: ['BULK-002', 'BULK-003'],
+    description: 'A bulk sync without schemas that would be created is answered 400 validation_error on /schemas instead (and not kept).',
+    apply: ({ app, store }) =>
+      refuseSuccess(
+        app,
+        'POST',
+        ROUTES.bulkSyncs,
+        (request) => (hasSchemas(request.body) ? undefined : fieldError('/schemas', 'is required')),
+        (data) => store.bulkSyncs.delete(String(data.id)),
+      ),
+  },
+  {
+    name: 'bulk-rejects-schemas-list',
+    breaks: ['BULK-004'],
+    description: 'A bulk sync with schemas that would be created is answered 400 validation_error on /schemas instead (and not kept).',
+    apply: ({ app, store }) =>
+      refuseSuccess(
+        app,
+        'POST',
+        ROUTES.bulkSyncs,
+        (request) => (hasSchemas(request.body) ? fieldError('/schemas', 'is not supported') : undefined),
+        (data) => store.bulkSyncs.delete(String(data.id)),
+      ),
+  },
+  {
+    name: 'bulk-accepts-missing-fields',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs fills in a missing name, mode or schedule (and so answers 200) instead of answering 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (!isObject(body)) return;
+        body.name ??= 'unnamed bulk sync';
+        body.mode ??= 'replicate';
+        body.schedule ??= { frequency: 'manual' };
+      }),
+  },
+];

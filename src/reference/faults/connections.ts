@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import { validator } from '../../schemas.ts';
+import { connectionKind } from '../connection-kinds.ts';
+import { fieldError } from '../errors.ts';
+import { isObject } from '../validation.ts';
+import { beforeRoute, editSuccess, ROUTES, type Fault } from './fault.ts';
+
+/** A body POST /api/connections would refuse for its shape (base schema, or the kind's configuration). */
+function badShape(body: unknown): boolean {
+  if (!validator('connection-request.schema.json')(body)) return true;
+  const kind = connectionKind((body as { type: string }).type);
+  return kind !== undefined && !validator(kind.configurationSchema)((body as { configuration: unknown }).configuration);
+}
+
+export const connectionFaults: Fault[] = [
+  {
+    name: 'no-auth-url',
+    breaks: ['CONN-002', 'CONN-007'],
+    description: 'POST /api/connections answers the OAuth kinds (salesforce, hubspot) without data.auth_url.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data) => {
+        delete data.auth_url;
+      }),
+  },
+  {
+    name: 'reject-empty-configuration',
+    breaks: ['CONN-001', 'CONN-002', 'CONN-003'],
+    description: 'POST /api/connections answers a hubspot connection with configuration {} 400 validation_error.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'hubspot' && isObject(body.configuration) && Object.keys(body.configuration).length === 0) {
+          throw fieldError('/configuration', 'must not be empty');
+        }
+      }),
+  },
+  {
+    name: 'accept-bad-connection-shape',
+    breaks: ['CONN-004'],
+    description:
+      'POST /api/connections answers 200 with a made-up id (and stores nothing) for a body missing name, type or configuration, or with a field of the wrong type.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request, reply) => {
+        if (!badShape(request.body)) return;
+        const body = isObject(request.body) ? request.body : {};
+        return reply.send({ data: { id: randomUUID(), name: body.name, type: body.type, configuration: body.configuration } });
+      }),
+  },
+  {
+    name: 'echo-secrets',
+    breaks: ['CONN-005'],
+    description: 'POST /api/connections echoes password and cloud_secret_access_key in data.configuration.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data, request) => {
+        const sent = isObject(request.body) ? request.body.configuration : undefined;
+        const answered = data.configuration;
+        if (!isObject(sent) || !isObject(answered)) return;
+        for (const field of ['password', 'cloud_secret_access_key']) {
+          if (Object.hasOwn(sent, field)) answered[field] = sent[field];
+        }
+      }),
+  },
+  {
+    name: 'connection-id-elsewhere',
+    breaks: ['CONN-006'],
+    description: 'POST /api/connections puts the new id at data.connection_id instead of data.id.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data) => {
+        data.connection_id = data.id;
+        delete data.id;
+      }),
+  },
+];

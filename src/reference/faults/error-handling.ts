@@ -1,0 +1,123 @@
+import { fieldError } from '../errors.ts';
+import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING } from '../store.ts';
+import { isObject } from '../validation.ts';
+import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
+
+const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
+
+/** What a lenient decoder makes of a wrongly typed boolean: a few spellings, else nothing. */
+function coerceBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === 1) return true;
+  if (value === 'false' || value === 0) return false;
+  return undefined;
+}
+
+export const errorHandlingFaults: Fault[] = [
+  {
+    name: 'threshold-as-string',
+    breaks: ['EHB-001'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers ingestion_failure_threshold as a string ("0" for none).',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data) => {
+        data.ingestion_failure_threshold = String(data.ingestion_failure_threshold ?? 0);
+      }),
+  },
+  {
+    name: 'bulk-error-handling-unknown-200',
+    breaks: ['EHB-002'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers an unknown id 200 with the default settings instead of 404.',
+    apply: ({ store }) =>
+      wrapStore(store, 'bulkErrorHandling', (original) => (id) => original(id) ?? copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING)),
+  },
+  {
+    name: 'put-resets-omitted',
+    // EHS-004 and EHS-008 too: {} and an all-null body then reset everything instead of changing nothing.
+    breaks: ['EHS-001', 'EHS-004', 'EHS-008'],
+    description: 'PUT /api/syncs/{id}/error-handling resets every omitted field to its default instead of leaving it unchanged.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch })),
+  },
+  {
+    name: 'put-merges-subscribers',
+    breaks: ['EHS-002', 'EHS-003'],
+    description: 'PUT /api/syncs/{id}/error-handling appends the sent subscribers to the current list (deduplicated) instead of replacing it.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const current = store.syncErrorHandling(id);
+        if (!current || patch.subscribers === undefined) return original(id, patch);
+        return original(id, { ...patch, subscribers: [...new Set([...current.subscribers, ...patch.subscribers])] });
+      }),
+  },
+  {
+    name: 'put-ignores-empty-list',
+    breaks: ['EHS-003'],
+    description: 'PUT /api/syncs/{id}/error-handling with subscribers [] leaves the list as it was instead of emptying it.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        if (patch.subscribers?.length !== 0) return original(id, patch);
+        const { subscribers: _ignored, ...rest } = patch;
+        return original(id, rest);
+      }),
+  },
+  {
+    name: 'put-rejects-empty-body',
+    breaks: ['EHS-004'],
+    description: 'PUT /api/syncs/{id}/error-handling answers the body {} 400 validation_error.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        if (isObject(request.body) && Object.keys(request.body).length === 0) throw fieldError('', 'must not be empty');
+      }),
+  },
+  {
+    name: 'put-response-wrong-types',
+    breaks: ['EHS-005'],
+    description: 'PUT /api/syncs/{id}/error-handling answers the booleans as strings ("true"/"false").',
+    apply: ({ app }) =>
+      editSuccess(app, 'PUT', ROUTES.syncErrorHandling, (data) => {
+        for (const field of BOOLEAN_FIELDS) {
+          if (typeof data[field] === 'boolean') data[field] = String(data[field]);
+        }
+      }),
+  },
+  {
+    name: 'put-accepts-wrong-types',
+    breaks: ['EHS-006'],
+    description:
+      'PUT /api/syncs/{id}/error-handling coerces wrongly typed fields ("true", 1, a lone subscriber string) or drops them, and answers 200 instead of 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const body = request.body;
+        if (!isObject(body)) return;
+        for (const field of BOOLEAN_FIELDS) {
+          if (body[field] === undefined || body[field] === null) continue;
+          const value = coerceBoolean(body[field]);
+          if (value === undefined) delete body[field];
+          else body[field] = value;
+        }
+        const subscribers = body.subscribers;
+        if (typeof subscribers === 'string') body.subscribers = [subscribers];
+        else if (Array.isArray(subscribers)) body.subscribers = subscribers.filter((s) => typeof s === 'string');
+        else if (subscribers !== undefined && subscribers !== null) delete body.subscribers;
+      }),
+  },
+  {
+    name: 'put-unknown-id-200',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling answers an unknown id 200 (defaults with the update applied) instead of 404.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
+  },
+  {
+    name: 'put-null-clears',
+    breaks: ['EHS-008'],
+    description: 'PUT /api/syncs/{id}/error-handling takes null as "clear": a boolean becomes false and subscribers [], instead of unchanged.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const body = request.body;
+        if (!isObject(body)) return;
+        for (const field of BOOLEAN_FIELDS) if (body[field] === null) body[field] = false;
+        if (body.subscribers === null) body.subscribers = [];
+      }),
+  },
+];

@@ -1,0 +1,58 @@
+import { isObject } from '../validation.ts';
+import { RENAMED, otherSpelling } from '../versions.ts';
+import { beforeRoute, ROUTES, type Fault } from './fault.ts';
+
+export const versionFaults: Fault[] = [
+  {
+    name: 'reject-version-2024-02-08',
+    breaks: ['VER-001', 'VER-002'],
+    description: 'X-Service-Version 2024-02-08 is answered 400 unsupported_version, as if it were unknown.',
+    apply: ({ config }) => {
+      config.versions.delete('2024-02-08');
+    },
+  },
+  {
+    name: 'accept-wrong-spelling',
+    breaks: ['VER-004'],
+    description:
+      "POST /api/bulk/syncs takes the other version's spelling of the destination settings (dest_configuration under 2023-04-25 and later, destination_configuration before) as if it were the right one.",
+    apply: ({ app, config }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        const right = config.versions.get(request.serviceVersion)?.destinationField;
+        if (!isObject(body) || right === undefined) return;
+        const wrong = otherSpelling(right);
+        if (Object.hasOwn(body, wrong) && !Object.hasOwn(body, right)) {
+          body[right] = body[wrong];
+          delete body[wrong];
+        }
+      }),
+  },
+  {
+    name: 'new-spelling-only',
+    // VER-004 too: under 2022-12-12, destination_configuration is then taken instead of refused.
+    breaks: ['VER-003', 'VER-004', 'VER-006'],
+    description: 'Versions 2022-12-12 and 2021-05-23 require destination_configuration too and refuse dest_configuration.',
+    apply: ({ config }) => {
+      config.versions.set('2022-12-12', RENAMED);
+      config.versions.set('2021-05-23', RENAMED);
+    },
+  },
+  {
+    name: 'default-version-2022',
+    breaks: ['VER-005'],
+    description: 'A request without X-Service-Version is served as 2022-12-12 instead of 2025-09-18.',
+    apply: ({ config }) => {
+      config.defaultVersion = '2022-12-12';
+    },
+  },
+  {
+    name: 'unknown-version-accepted',
+    breaks: ['VER-007'],
+    description: 'An unknown X-Service-Version value is served as the default version instead of answered 400.',
+    apply: ({ config }) => {
+      const resolve = config.resolveVersion;
+      config.resolveVersion = (header) => resolve(header) ?? config.defaultVersion;
+    },
+  },
+];

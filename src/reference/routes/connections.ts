@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ReferenceConfig } from '../config.ts';
+import { CONNECTION_KINDS, connectionKind, type ConnectionKind } from '../connection-kinds.ts';
+import { fieldError } from '../errors.ts';
+import type { Connection, Store } from '../store.ts';
+import { requireShape } from '../validation.ts';
+
+interface ConnectionRequest {
+  name: string;
+  type: string;
+  configuration: Record<string, unknown>;
+  redirect_url?: string;
+}
+
+/** Where the reference sends people to authorize an OAuth connection; .invalid never resolves (RFC 2606). */
+export const AUTHORIZATION_HOST = 'https://auth.reference.invalid';
+
+/** Spec › POST /api/connections. The answer's envelope ({data: {...}}) is the real service's. */
+export function connectionRoutes(app: FastifyInstance, store: Store, config: ReferenceConfig): void {
+  app.post('/api/connections', async (request) => {
+    requireShape('connection-request.schema.json', request.body);
+    const body = request.body as ConnectionRequest;
+    const kind = connectionKind(body.type);
+    if (!kind) {
+      const known = Object.keys(CONNECTION_KINDS);
+      throw fieldError('/type', `is not a known connection type (known: ${known.join(', ')})`, { known });
+    }
+    requireShape(kind.configurationSchema, body.configuration, '/configuration');
+
+    const generated = generatedSettings(kind);
+    const connection = store.addConnection({
+      name: body.name,
+      type: body.type,
+      configuration: { ...body.configuration, ...generated },
+      redirectUrl: body.redirect_url ?? null,
+      schemasReadyAt: Date.now() + config.schemaCacheDelayMs,
+      sourceObjects: kind.sourceObjects,
+    });
+    return { data: creationAnswer(connection, kind, generated) };
+  });
+}
+
+/** Settings the service makes up itself. A webhook's secret is the bearer credential of its deliveries (Spec › Authentication 5). */
+function generatedSettings(kind: ConnectionKind): Record<string, string> {
+  return kind.specKind === 'webhook' ? { secret: randomBytes(32).toString('base64url') } : {};
+}
+
+function creationAnswer(connection: Connection, kind: ConnectionKind, generated: Record<string, string>): Record<string, unknown> {
+  const configuration = Object.fromEntries(Object.entries(connection.configuration).filter(([field]) => !kind.secretFields.includes(field)));
+  const answer: Record<string, unknown> = {
+    id: connection.id,
+    name: connection.name,
+    type: connection.type,
+    // Generated secrets are shown this once, so the caller can give them to the receiver.
+    configuration: { ...configuration, ...generated },
+  };
+  if (connection.redirectUrl !== null) answer.redirect_url = connection.redirectUrl;
+  if (kind.oauth) answer.auth_url = authUrl(connection);
+  return answer;
+}
+
+function authUrl(connection: Connection): string {
+  const url = new URL(`${AUTHORIZATION_HOST}/oauth/${connection.type}/authorize`);
+  url.searchParams.set('response_type', 'code');
+  url.searchParams.set('connection_id', connection.id);
+  url.searchParams.set('state', randomBytes(16).toString('base64url'));
+  // Spec › Connection: redirect_url 'Changes where the browser goes after OAuth authorization.'
+  if (connection.redirectUrl !== null) url.searchParams.set('redirect_uri', connection.redirectUrl);
+  return url.href;
+}

@@ -1,0 +1,162 @@
+import { writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { loadAdapter } from '../adapters/load.ts';
+import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
+import { fakerValue } from '../generators/from-schema.ts';
+import { startReceiver, type Channel, type Delivery, type Receiver } from '../receiver/index.ts';
+import { checkSeed } from '../runner/settings.ts';
+import { api, once, redactor, resourceName, settings, Unmet } from './context.ts';
+
+// The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
+// got), each set up once per run: a scenario is evidence that several requirements judge.
+
+export const RUN_TIMEOUT_MS = 60_000;
+
+export function receiver(): Promise<Receiver> {
+  return once('receiver', async () => {
+    const r = settings().receiver;
+    try {
+      return await startReceiver({ host: r.host, port: r.port, ...(r.publicUrl ? { publicUrl: r.publicUrl } : {}), keepInflated: false });
+    } catch (error) {
+      throw new Unmet(`the capturing receiver could not listen on ${r.host}:${r.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+  });
+}
+
+export function adapter(): Promise<TargetAdapter> {
+  return once('adapter', async () => {
+    const s = settings();
+    return loadAdapter(s.adapterPath, {
+      baseUrl: s.baseUrl,
+      apiKey: s.apiKey,
+      runId: s.runId,
+      timeoutMs: s.timeoutMs,
+      request: async (method, path, body) => {
+        const res = await api().send({ method, path, ...(body !== undefined ? { body } : {}) });
+        return { status: res.status, json: res.json };
+      },
+    });
+  });
+}
+
+/** The selected fields: source column -> delivered name. `note` is in the source but never selected. */
+export const FIELDS = [
+  { source: 'id', target: 'id' },
+  { source: 'email', target: 'email' },
+  { source: 'name', target: 'full_name' },
+  { source: 'score', target: 'score' },
+  { source: 'active', target: 'active' },
+];
+
+/** Source rows from fast-check with faker values, seeded by the run seed and the scenario. */
+export function generateRows(label: string, count: number, offset = 0): Row[] {
+  const row = fc.record({
+    email: fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),
+    name: fakerValue((f) => f.person.fullName()),
+    score: fc.integer({ min: -1000, max: 1_000_000 }),
+    active: fc.boolean(),
+    note: fakerValue((f) => f.lorem.sentence()),
+  });
+  const values = fc.sample(row, { numRuns: count, seed: checkSeed(settings().seed, `rows-${label}-${offset}`) });
+  return values.map((v, i) => ({ id: `r${String(offset + i).padStart(6, '0')}`, ...v }));
+}
+
+export interface RunEvidence {
+  outcome: RunOutcome;
+  deliveries: Delivery[];
+}
+
+export interface Scenario {
+  sync: { id: string; name: string };
+  secret: string;
+  channel: Channel;
+  settings: WebhookSyncSettings;
+  rows: Map<string, Row>;
+  runs: RunEvidence[];
+}
+
+export interface ScenarioPlan {
+  rows: number;
+  sync?: Partial<WebhookSyncSettings>;
+  /** Receiver answers for this scenario's deliveries. */
+  script?: number[];
+  /** Row changes before each run after the first: rows to rewrite and rows to add. */
+  later?: Array<{ change: number; add: number }>;
+  fields?: typeof FIELDS;
+  /** Reuse another scenario's source (for hash comparisons). */
+  sourceOf?: string;
+}
+
+const scenarios = new Map<string, Scenario>();
+
+export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
+  return once(`scenario:${label}`, async () => {
+    const [rec, ad] = await Promise.all([receiver(), adapter()]);
+    const channel = rec.channel(label);
+    if (plan.script) channel.script(plan.script);
+    const connection = await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
+    redactor().add(connection.secret);
+    let sourceId: string;
+    let rows: Map<string, Row>;
+    if (plan.sourceOf) {
+      const base = await scenario(plan.sourceOf, { rows: 0 });
+      sourceId = base.settings.sourceId;
+      rows = base.rows;
+    } else {
+      sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id').catch(unmet('create a source'))).id;
+      rows = new Map(generateRows(label, plan.rows).map((r) => [String(r.id), r]));
+      await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
+    }
+    const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, fields: plan.fields ?? FIELDS, ...plan.sync };
+    const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
+    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [] };
+    scenarios.set(label, s);
+    s.runs.push(await run(ad, s));
+    for (const [i, step] of (plan.later ?? []).entries()) {
+      const changed: Row[] = [...rows.values()].slice(0, step.change).map((r) => ({ ...r, score: Number(r.score) + 1 + i }));
+      const added: Row[] = generateRows(label, step.add, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
+      for (const r of [...changed, ...added]) rows.set(String(r.id), r);
+      if (changed.length + added.length > 0) await ad.writeRows(sourceId, [...changed, ...added]).catch(unmet('write source rows'));
+      s.runs.push(await run(ad, s));
+    }
+    return s;
+  });
+}
+
+async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
+  const before = s.channel.deliveries().length;
+  const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
+  const outcome = await ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS).catch(unmet('wait for the run to end'));
+  return { outcome, deliveries: s.channel.deliveries().slice(before) };
+}
+
+function unmet(what: string) {
+  return (error: unknown): never => {
+    throw new Unmet(`the adapter could not ${what}: ${(error as Error).message.split('\n')[0]}`);
+  };
+}
+
+/** Every delivery the receiver got, malformed ones included, for the report (secrets redacted). */
+export async function writeDeliveryLog(): Promise<void> {
+  const rec = await receiver().catch(() => undefined);
+  if (!rec) return;
+  const byChannel = new Map([...scenarios.entries()].map(([label, s]) => [s.channel.id, label]));
+  const log = rec.deliveries().map((d) => ({
+    seq: d.seq,
+    scenario: d.channel ? byChannel.get(d.channel) ?? d.channel : null,
+    receivedAt: d.receivedAt,
+    method: d.method,
+    path: d.path,
+    headers: redactor().value(Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, k === 'authorization' ? redactor().text(v) : v]))),
+    bodyBytes: d.bodyBytes,
+    gzip: d.gzip,
+    records: Array.isArray((d.json as { object?: { records?: unknown } } | undefined)?.object?.records) ? ((d.json as { object: { records: unknown[] } }).object.records.length) : null,
+    violations: d.violations,
+    status: d.response.status,
+  }));
+  const dir = settings().reportsDir;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'deliveries.json'), JSON.stringify({ receiver: rec.url, deliveries: log }, null, 2) + '\n');
+  await rec.close();
+}

@@ -1,0 +1,19 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { ERROR_KEYS, faultCatalogue } from '../../src/reference/index.ts';
+
+const readme = readFileSync(join(import.meta.dirname, '../../src/reference/README.md'), 'utf8');
+
+/** `| \`name\` | cell | ...` rows of the README's tables, by their first cell. */
+const rows = new Map(
+  [...readme.matchAll(/^\| `([a-z0-9_-]+)` \| ([^|]+) \|/gm)].map((m) => [m[1]!, m[2]!.trim()]),
+);
+
+test('the README lists every error key with its status', () => {
+  for (const [key, { status }] of Object.entries(ERROR_KEYS)) expect(rows.get(key), key).toBe(String(status));
+});
+
+test('the README lists every fault with the requirement IDs it breaks', () => {
+  for (const fault of faultCatalogue()) expect(rows.get(fault.name), fault.name).toBe(fault.breaks.join(', '));
+});

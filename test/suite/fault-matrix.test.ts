@@ -1,0 +1,27 @@
+import { describe, expect, test } from 'vitest';
+import { faultCatalogue } from '../../src/reference/faults.ts';
+import { failedIds, runCli } from './run-cli.ts';
+
+// The proof that every check can fail: the suite runs against the reference with one rule broken
+// at a time and must fail exactly the requirements that fault names, and nothing else.
+
+const SEED = '20261122';
+
+describe('the suite against the clean reference', () => {
+  test('passes every applicable check (exit 0)', async () => {
+    const run = await runCli(['run', '--seed', SEED, '--num-runs', '10']);
+    expect(run.result && failedIds(run.result), run.stdout + run.stderr).toEqual([]);
+    expect(run.code).toBe(0);
+  });
+});
+
+describe.concurrent('the suite against each fault of the reference', () => {
+  for (const fault of faultCatalogue()) {
+    test(`${fault.name} fails exactly ${fault.breaks.join(', ')}`, async () => {
+      const run = await runCli(['run', '--fault', fault.name, '--seed', SEED, '--num-runs', '10']);
+      expect(run.result, run.stderr).toBeDefined();
+      expect(failedIds(run.result!), run.stdout.slice(-3000)).toEqual([...fault.breaks].sort());
+      expect(run.code).toBe(1);
+    });
+  }
+});

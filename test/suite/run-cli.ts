@@ -1,0 +1,51 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunResult } from '../../src/report/results.ts';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  reports: string;
+  result?: RunResult;
+}
+
+/** Runs the CLI as a user would, in its own process (the suite itself runs vitest). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliRun> {
+  const reports = mkdtempSync(join(tmpdir(), 'dssc-reports-'));
+  const withReports = args[0] === 'run' && !args.includes('--reports') ? [...args, '--reports', reports] : args;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), ...withReports], {
+      cwd: ROOT,
+      env: { ...withoutTargetEnv(process.env), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      let result: RunResult | undefined;
+      try {
+        result = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as RunResult;
+      } catch {
+        result = undefined;
+      }
+      resolve({ code, stdout, stderr, reports, ...(result ? { result } : {}) });
+    });
+  });
+}
+
+function withoutTargetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DSS_BASE_URL: _u, DSS_API_KEY: _k, DSS_ORG_KEY: _o, ...rest } = env;
+  return rest;
+}
+
+export const failedIds = (r: RunResult) => [...new Set(r.checks.filter((c) => c.status === 'failed').map((c) => c.id))].sort();
