@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { startVitest } from 'vitest/node';
+import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { packageRoot } from '../paths.ts';
 import type { Redactor } from '../report/redact.ts';
 import { loadRequirements, type RunResult } from '../report/results.ts';
@@ -16,6 +16,14 @@ function specGlob(): string {
 function setupFile(): string {
   const source = join(packageRoot, 'src', 'suite', 'setup.ts');
   return existsSync(source) ? source : join(packageRoot, 'dist', 'src', 'suite', 'setup.js');
+}
+
+/** Spec files in name order, always: vitest's default order follows cached timings, which would
+ * change the request sequence between two runs with one seed. */
+class ByName extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    return [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
+  }
 }
 
 export function onlyPattern(ids: string[]): RegExp {
@@ -38,6 +46,7 @@ export async function runSuite(settings: RunSettings, only: string[], redactor: 
       provide: { dssc: settings },
       // One worker, files in order: the request rate stays bounded and fixtures are shared.
       fileParallelism: false,
+      sequence: { sequencer: ByName },
       isolate: false,
       maxWorkers: 1,
       testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000),

@@ -28,6 +28,37 @@ export function redactor(): Redactor {
 export const LATEST_VERSION = '2025-09-18';
 export const KNOWN_VERSIONS = ['2025-09-18', '2024-02-08', '2023-04-25', '2022-12-12', '2021-05-23'] as const;
 
+// Every request the suite sent, normalised so two runs with one seed compare equal: the run id and
+// ids the target assigned (learned through idOf) are replaced by placeholders.
+const requestLog: Array<{ method: string; path: string; body?: string }> = [];
+const learned = new Map<string, string>();
+
+export function learnId(id: string): void {
+  if (!learned.has(id)) learned.set(id, `<id${learned.size + 1}>`);
+}
+
+function normalise(text: string): string {
+  let out = text.split(settings().runId).join('<run>').split(settings().baseUrl).join('<target>');
+  for (const [id, label] of learned) out = out.split(id).join(label);
+  return out.replace(/\/c\/[A-Za-z0-9_-]+\//g, '/c/<channel>/').replace(/:\/\/127\.0\.0\.1:\d+/g, '://127.0.0.1:<port>');
+}
+
+/**
+ * The normalised request log of this run (secrets redacted), for requests.json. A request repeated
+ * back to back (polling the schema cache, a run's status) is listed once: how often depends on time.
+ */
+export function normalisedRequests(): Array<{ method: string; path: string; body?: string }> {
+  const out: Array<{ method: string; path: string; body?: string }> = [];
+  let previous = '';
+  for (const r of requestLog) {
+    const entry = { method: r.method, path: normalise(r.path), ...(r.body !== undefined ? { body: redactor().text(normalise(r.body)) } : {}) };
+    const key = JSON.stringify(entry);
+    if (key !== previous) out.push(entry);
+    previous = key;
+  }
+  return out;
+}
+
 let client: ApiClient | undefined;
 /** The run's client; every request carries X-Service-Version 2025-09-18 unless told otherwise. */
 export function api(): ApiClient {
@@ -41,6 +72,10 @@ export function api(): ApiClient {
     timeoutMs: s.timeoutMs,
     maxRps: s.maxRps,
     redactor: redactor(),
+    onExchange: (e) => {
+      const url = new URL(e.request.url);
+      requestLog.push({ method: e.request.method, path: url.pathname + url.search, ...(e.request.body !== undefined ? { body: e.request.body } : {}) });
+    },
   });
   return client;
 }
@@ -114,6 +149,7 @@ export function idOf(res: ApiResponse): string {
   if (typeof id !== 'string' || id === '') {
     throw new Unmet(`no id at ${pointer} of the creation response (${res.status}${typeof id === 'number' ? ', a number' : ''})`);
   }
+  learnId(id);
   return id;
 }
 

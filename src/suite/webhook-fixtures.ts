@@ -6,7 +6,7 @@ import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../ada
 import { fakerValue } from '../generators/from-schema.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
-import { api, once, redactor, resourceName, settings, Unmet } from './context.ts';
+import { api, learnId, once, redactor, resourceName, settings, Unmet } from './context.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -34,6 +34,9 @@ export function adapter(): Promise<TargetAdapter> {
       timeoutMs: s.timeoutMs,
       request: async (method, path, body) => {
         const res = await api().send({ method, path, ...(body !== undefined ? { body } : {}) });
+        // Ids the adapter gets back are the target's: learn them so the request log stays comparable.
+        const id = (res.json as { data?: { id?: unknown } } | undefined)?.data?.id;
+        if (typeof id === 'string') learnId(id);
         return { status: res.status, json: res.json };
       },
     });

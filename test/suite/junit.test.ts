@@ -1,17 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { validateXML } from 'xmllint-wasm';
 import { junitXml } from '../../src/report/junit.ts';
 import { Redactor } from '../../src/report/redact.ts';
 import type { RunResult } from '../../src/report/results.ts';
+import { expectValidJunit } from './junit-validate.ts';
 
-const xsd = readFileSync(new URL('../fixtures/junit-jenkins.xsd', import.meta.url), 'utf8');
-
-export async function expectValidJunit(xml: string): Promise<void> {
-  const result = await validateXML({ xml: [{ fileName: 'junit.xml', contents: xml }], schema: [xsd] });
-  expect(result.errors.map((e) => e.rawMessage)).toEqual([]);
-  expect(result.valid).toBe(true);
-}
 
 const run: RunResult = {
   tool: 'dss-conformance', target: 'http://127.0.0.1:1', profile: 'reference (built in)', seed: 7, runId: 'abcd1234',

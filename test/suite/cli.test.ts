@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { failedIds, ROOT, runCli } from './run-cli.ts';
+import { expectValidJunit } from './junit-validate.ts';
+
+// The CLI as a CI pipeline meets it: exit codes, one-line errors, reports, replay, determinism.
+
+const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.test(s);
+
+describe('dss-conformance run: bad input is one line and exit 2', () => {
+  test.each([
+    [['run', '--num-runs', 'many'], /--num-runs must be an integer/],
+    [['run', '--seed', '-1'], /--seed|Unknown|unexpected/i],
+    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--only', 'NOPE-001'], /unknown requirement ID NOPE-001/],
+    [['run', '--base-url', 'ftp://x'], /http or https/],
+    [['run', '--base-url', 'http://127.0.0.1:9'], /--api-key/],
+    [['run', '--profile', '/nonexistent/profile.json'], /profile .*no such file/],
+    [['run', '--adapter', '/nonexistent/adapter.mjs'], /--adapter .*no such file/],
+    [['frobnicate'], /unknown command 'frobnicate'/],
+  ])('%j', async (args, message) => {
+    const run = await runCli(args as string[]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(oneLine(run.stderr)).toBe(true);
+  });
+
+  test('a profile that is not JSON, or breaks the profile schema, or names an unset variable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-profile-'));
+    const cases: Array<[string, RegExp]> = [
+      ['{ not json', /not JSON/],
+      ['{"name": "x", "versions": {"default": "1999-01-01"}}', /versions\/default/],
+      ['{"name": "x", "kinds": {"objectStore": {"type": "s3", "configuration": {"cloud_secret_access_key": {"$env": "DSSC_UNSET_VAR"}}}}}', /DSSC_UNSET_VAR is not set/],
+    ];
+    for (const [i, [text, message]] of cases.entries()) {
+      const file = join(dir, `p${i}.json`);
+      writeFileSync(file, text);
+      const run = await runCli(['run', '--profile', file]);
+      expect(run.code, run.stderr).toBe(2);
+      expect(run.stderr).toMatch(message);
+      expect(oneLine(run.stderr)).toBe(true);
+    }
+  });
+});
+
+describe('dss-conformance run: a target that is down or not the service is exit 3', () => {
+  test('a closed port', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise((r) => server.close(r));
+    const run = await runCli(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1']);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/unreachable: connection refused/);
+    expect(oneLine(run.stderr)).toBe(true);
+  });
+
+  test('a server that answers garbage, and one that answers HTML', async () => {
+    const garbage = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
+    await new Promise<void>((r) => garbage.listen(0, '127.0.0.1', r));
+    const html = createServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\n<html>'));
+    await new Promise<void>((r) => html.listen(0, '127.0.0.1', r));
+    try {
+      for (const [server, message] of [[garbage, /not HTTP|reset/], [html, /not JSON/]] as const) {
+        const { port } = server.address() as { port: number };
+        const run = await runCli(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1']);
+        expect(run.code, run.stderr).toBe(3);
+        expect(run.stderr).toMatch(message);
+        expect(run.stderr).not.toContain('k-secret-1');
+        expect(oneLine(run.stderr)).toBe(true);
+      }
+    } finally {
+      garbage.close();
+      html.close();
+    }
+  });
+});
+
+describe('dss-conformance run against a separately started serve', () => {
+  let serve: ChildProcess;
+  let baseUrl = '';
+
+  beforeAll(async () => {
+    serve = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--schema-cache-delay-ms', '300'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    baseUrl = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      serve.stdout!.on('data', (c: Buffer) => {
+        out += c.toString();
+        const m = /(http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      serve.on('exit', (code) => reject(new Error(`serve exited ${code}`)));
+    });
+  });
+  afterAll(() => {
+    serve.kill('SIGTERM');
+  });
+
+  test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', async () => {
+    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
+    expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
+    expect(run.code).toBe(0);
+    const junit = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
+    await expectValidJunit(junit);
+    for (const file of ['junit.xml', 'results.json', 'requests.json']) {
+      const text = readFileSync(join(run.reports, file), 'utf8');
+      expect(text).not.toContain('k1-secret-key');
+      expect(text).not.toContain('o1-secret-key');
+      expect(text).not.toContain(Buffer.from('o1-secret-key:').toString('base64'));
+    }
+    expect(run.stdout).not.toContain('k1-secret-key');
+  });
+
+  test('the same seed gives the same verdicts and the same generated requests', async () => {
+    const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
+    const [a, b] = [await runCli(args), await runCli(args)];
+    const verdicts = (r: typeof a) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
+    expect(verdicts(a)).toEqual(verdicts(b));
+    expect(readFileSync(join(a.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(b.reports, 'requests.json'), 'utf8'));
+    const other = await runCli(args.map((x) => (x === '99' ? '100' : x)));
+    expect(readFileSync(join(other.reports, 'requests.json'), 'utf8')).not.toEqual(readFileSync(join(a.reports, 'requests.json'), 'utf8'));
+  });
+});
+
+describe('dss-conformance run against a faulty target', () => {
+  test('exits 1 naming the broken requirement, with a replay command that reproduces it alone', async () => {
+    const run = await runCli(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toMatch(/FAIL EHS-002/);
+    const replay = /replay: npx dss-conformance run (.*--only EHS-002)/.exec(run.stdout)?.[1];
+    expect(replay).toContain('--seed 3');
+    expect(replay).toContain('--fault put-merges-subscribers');
+    const again = await runCli(['run', ...replay!.split(' ')]);
+    expect(again.code).toBe(1);
+    expect(again.result!.checks.filter((c) => c.status !== 'skipped').map((c) => c.id)).toEqual(['EHS-002']);
+  });
+});
+
+describe('dss-conformance coverage and faults', () => {
+  test('coverage lists every requirement with its level and names what lacks a check or a fault', async () => {
+    const run = await runCli(['coverage']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/CONN-001\s+MUST/);
+    expect(run.stdout).toMatch(/requirements \(\d+ MUST, \d+ INFERRED, \d+ PROFILE\)/);
+    expect(run.stdout).toMatch(/without a check: /);
+  });
+
+  test('faults lists each fault with the requirements it breaks', async () => {
+    const run = await runCli(['faults']);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/put-merges-subscribers.*EHS-002/);
+  });
+});
