@@ -12,16 +12,23 @@ export class CollectReporter implements Reporter {
   private readonly requirements: Map<string, Requirement>;
   private readonly redactor: Redactor;
 
-  constructor(requirements: Requirement[], redactor: Redactor) {
+  private readonly selected: RegExp | undefined;
+
+  /** selected: the --only filter; checks it leaves out are not results at all. */
+  constructor(requirements: Requirement[], redactor: Redactor, selected?: RegExp) {
     this.requirements = new Map(requirements.map((r) => [r.id, r]));
     this.redactor = redactor;
+    this.selected = selected;
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<{ message?: string; stack?: string }>): void {
     for (const module of modules) {
       const area = basename(module.moduleId).replace(/\.spec\.[cm]?[jt]s$/, '');
       for (const error of module.errors()) this.errors.push(this.redactor.text(`${area}: ${error.message}`));
-      for (const test of module.children.allTests()) this.checks.push(this.toCheck(test, area));
+      for (const test of module.children.allTests()) {
+        if (this.selected && !this.selected.test(test.name)) continue;
+        this.checks.push(this.toCheck(test, area));
+      }
     }
     for (const e of unhandled) this.errors.push(this.redactor.text(e.message ?? String(e)));
   }

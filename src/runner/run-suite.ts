@@ -32,7 +32,8 @@ export function onlyPattern(ids: string[]): RegExp {
 
 export async function runSuite(settings: RunSettings, only: string[], redactor: Redactor): Promise<RunResult> {
   const startedAt = new Date();
-  const collector = new CollectReporter(loadRequirements(), redactor);
+  const pattern = only.length > 0 ? onlyPattern(only) : undefined;
+  const collector = new CollectReporter(loadRequirements(), redactor, pattern);
   const vitest = await startVitest(
     [],
     {
@@ -51,7 +52,7 @@ export async function runSuite(settings: RunSettings, only: string[], redactor: 
       maxWorkers: 1,
       testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000),
       hookTimeout: 60_000,
-      ...(only.length > 0 ? { testNamePattern: onlyPattern(only) } : {}),
+      ...(pattern ? { testNamePattern: pattern } : {}),
     },
     { logLevel: 'silent', cacheDir: join(tmpdir(), 'dss-conformance-vite') },
   );
