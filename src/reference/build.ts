@@ -6,7 +6,10 @@ import { frameworkErrorHandler, installPlumbing } from './http-plumbing.ts';
 import { bulkSyncRoutes } from './routes/bulk-syncs.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { errorHandlingRoutes } from './routes/error-handling.ts';
+import { executionRoutes } from './routes/executions.ts';
 import { modelSyncRoutes } from './routes/model-syncs.ts';
+import { testControlRoutes } from './routes/test-control.ts';
+import { Runs } from './runs.ts';
 import { Store } from './store.ts';
 
 /** A reference service put together but not listening, with the parts startReference hands out. */
@@ -14,6 +17,7 @@ export interface Reference {
   app: FastifyInstance;
   store: Store;
   config: ReferenceConfig;
+  runs: Runs;
   apiKey: string;
   orgKey: string;
 }
@@ -40,7 +44,11 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   bulkSyncRoutes(app, store, config);
   modelSyncRoutes(app, store);
   errorHandlingRoutes(app, store);
-  return { app, store, config, apiKey, orgKey };
+  const runs = new Runs(store, config);
+  executionRoutes(app, store, runs);
+  testControlRoutes(app, store);
+  app.addHook('onClose', () => runs.close());
+  return { app, store, config, runs, apiKey, orgKey };
 }
 
 /** The service as a fastify instance that is not listening, for in-process use (inject, or listen yourself). */

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { credentialChecker, type Authenticator } from './auth.ts';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, defaultPipeline, type DeliveryPipeline } from './delivery.ts';
 import { DEFAULT_VERSION, knownVersions, type VersionRules } from './versions.ts';
 
 export interface ReferenceOptions {
@@ -19,6 +20,8 @@ export interface ReferenceOptions {
   bodyLimitBytes?: number;
   /** Fastify's logger; off by default. */
   logger?: boolean;
+  /** How long one webhook delivery may take, answer included; default 10000. */
+  deliveryTimeoutMs?: number;
 }
 
 /**
@@ -33,6 +36,9 @@ export interface ReferenceConfig {
   /** The header's value to a key of `versions`, or undefined when it is not served. */
   resolveVersion: (header: string | undefined) => string | undefined;
   schemaCacheDelayMs: number;
+  /** The steps of a webhook delivery (delivery.ts); each run reads them when it starts. */
+  delivery: DeliveryPipeline;
+  deliveryTimeoutMs: number;
 }
 
 export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 1500;
@@ -53,6 +59,8 @@ export function createConfig(apiKey: string, orgKey: string, options: ReferenceO
       return config.versions.has(header) ? header : undefined;
     },
     schemaCacheDelayMs: options.schemaCacheDelayMs ?? DEFAULT_SCHEMA_CACHE_DELAY_MS,
+    delivery: defaultPipeline(),
+    deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
   };
   return config;
 }

@@ -14,6 +14,8 @@ export const ERROR_KEYS = {
   invalid_json: { status: 400, meaning: 'The body is labelled JSON but is empty or not valid JSON.' },
   body_too_large: { status: 400, meaning: 'The body is larger than the body limit (1 MiB by default).' },
   bad_request: { status: 400, meaning: 'The request is malformed at the HTTP level (bad URL, wrong Content-Length).' },
+  not_runnable: { status: 400, meaning: 'The model sync cannot run: it does not deliver to a webhook connection, or its fields name no source.' },
+  conflict: { status: 409, meaning: 'A run of this sync is already running; start another when it has ended.' },
   unsupported_media_type: { status: 415, meaning: 'A body was sent with a Content-Type other than application/json.' },
   internal_error: { status: 500, meaning: 'A bug in the reference; the message does not leak details.' },
 } as const satisfies Record<string, { status: number; meaning: string }>;

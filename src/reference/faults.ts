@@ -2,6 +2,7 @@ import { UsageError } from '../cli-errors.ts';
 import { authFaults } from './faults/auth.ts';
 import { bulkSyncFaults } from './faults/bulk-syncs.ts';
 import { connectionFaults } from './faults/connections.ts';
+import { deliveryFaults } from './faults/deliveries.ts';
 import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
@@ -12,7 +13,7 @@ export type { Fault, ReferenceSeams } from './faults/fault.ts';
 /**
  * Every fault the reference can inject, grouped by the requirement family it breaks. A fault
  * changes behaviour only through the seams (hooks on the fastify instance, wrapped store methods,
- * the mutable config), so the core serves the spec without knowing faults exist.
+ * the mutable config and its delivery pipeline), so the core serves the spec without knowing faults exist.
  */
 export const FAULTS: readonly Fault[] = [
   ...connectionFaults,
@@ -20,6 +21,7 @@ export const FAULTS: readonly Fault[] = [
   ...versionFaults,
   ...errorHandlingFaults,
   ...authFaults,
+  ...deliveryFaults,
   ...errorBodyFaults,
 ];
 

@@ -6,4 +6,5 @@ export { CONNECTION_KINDS, type ConnectionKind } from './connection-kinds.ts';
 export { DEFAULT_VERSION, knownVersions, type VersionRules } from './versions.ts';
 export { FAULTS, faultNames, faultCatalogue, type Fault, type ReferenceSeams } from './faults.ts';
 export { Store } from './store.ts';
-export type { Connection, BulkSync, ModelSync, SyncErrorHandling, BulkSyncErrorHandling, SyncExecution } from './store.ts';
+export type { Connection, BulkSync, ModelSync, SyncErrorHandling, BulkSyncErrorHandling, SyncExecution, Source, Row, CaptureEntry } from './store.ts';
+export { USER_AGENT, hashOfFields, type DeliveryPipeline } from './delivery.ts';

@@ -37,12 +37,52 @@ export interface SyncErrorHandling {
   warning_notifications: boolean;
 }
 
-/** One run of a model sync. Runs are added by a later issue; the shape is the minimum it will need. */
+/** A value of a source row: rows are flat (test-control endpoints, README.md). */
+export type Scalar = string | number | boolean | null;
+export type Row = Record<string, Scalar>;
+/** The value of a row's key column; 1 and "1" are different keys. */
+export type RowKey = string | number;
+
+/**
+ * A table of rows the suite writes through the test-control endpoints (not service API), keyed
+ * by its `key` column. Rows keep the order in which their key was first written.
+ */
+export interface Source {
+  id: string;
+  name: string;
+  key: string;
+  rows: Map<RowKey, Row>;
+}
+
+/** One selected field of a model sync: the source column and the name it is delivered under. */
+export interface FieldSelection {
+  field: string;
+  target: string;
+}
+
+/** Spec › Events › Emission 6: one entry of a run's sync history log. */
+export interface CaptureEntry {
+  at: string;
+  request: { method: string; url: string; headers: Record<string, string>; body_bytes: number };
+  response: { status: number; body: string } | { error: string };
+}
+
+export type ExecutionStatus = 'running' | 'completed' | 'failed';
+
+/** One run of a model sync (extension: POST /api/syncs/{id}/executions). */
 export interface SyncExecution {
   id: string;
-  status: string;
+  syncId: string;
+  /** 1 for the sync's first run: what skip_initial_backfill looks at. */
+  ordinal: number;
+  status: ExecutionStatus;
   startedAt: string;
   finishedAt: string | null;
+  recordsDelivered: number;
+  batchesDelivered: number;
+  error: string | null;
+  /** The capture log (Spec › Events › Emission 6); null when the sync does not record requests. */
+  requests: CaptureEntry[] | null;
 }
 
 export interface ModelSync {
@@ -51,14 +91,18 @@ export interface ModelSync {
   mode: string;
   target: { connection_id: string; object: string; configuration?: Record<string, unknown> };
   fields: unknown[];
+  /** The source every field names (fields[].source.model_id), or null when none is named. */
+  sourceId: string | null;
+  /** fields[] as column -> delivered name, in the order given. */
+  selection: FieldSelection[];
   sync_all_records: boolean;
   skip_initial_backfill: boolean;
   schedule: Record<string, unknown>;
   errorHandling: SyncErrorHandling;
-  /** Runs, oldest first (filled once runs exist). */
+  /** Runs, oldest first. */
   executions: SyncExecution[];
   /** Row key to the hash last delivered for it: what makes later runs differential (Spec › What the service does 3). */
-  deliveredHashes: Map<string, string>;
+  deliveredHashes: Map<RowKey, string>;
 }
 
 export const DEFAULT_SYNC_ERROR_HANDLING: Readonly<SyncErrorHandling> = Object.freeze({
@@ -90,6 +134,7 @@ export class Store {
   readonly connections = new Map<string, Connection>();
   readonly bulkSyncs = new Map<string, BulkSync>();
   readonly modelSyncs = new Map<string, ModelSync>();
+  readonly sources = new Map<string, Source>();
 
   addConnection(input: Omit<Connection, 'id'>): Connection {
     const connection: Connection = { id: randomUUID(), ...input };
@@ -145,5 +190,42 @@ export class Store {
     if (!sync) return undefined;
     sync.errorHandling = copySyncErrorHandling({ ...sync.errorHandling, ...patch });
     return copySyncErrorHandling(sync.errorHandling);
+  }
+
+  addSource(name: string, key: string): Source {
+    const source: Source = { id: randomUUID(), name, key, rows: new Map() };
+    this.sources.set(source.id, source);
+    return source;
+  }
+
+  getSource(id: string): Source | undefined {
+    return this.sources.get(id);
+  }
+
+  /** Inserts or replaces rows by their key (already checked to be a string or a number). */
+  writeRows(source: Source, rows: readonly Row[]): void {
+    for (const row of rows) source.rows.set(row[source.key] as RowKey, { ...row });
+  }
+
+  /** Records a new run of a sync, in the running state. */
+  addExecution(sync: ModelSync, requests: CaptureEntry[] | null): SyncExecution {
+    const execution: SyncExecution = {
+      id: randomUUID(),
+      syncId: sync.id,
+      ordinal: sync.executions.length + 1,
+      status: 'running',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      recordsDelivered: 0,
+      batchesDelivered: 0,
+      error: null,
+      requests,
+    };
+    sync.executions.push(execution);
+    return execution;
+  }
+
+  getExecution(sync: ModelSync, id: string): SyncExecution | undefined {
+    return sync.executions.find((execution) => execution.id === id);
   }
 }

@@ -68,6 +68,8 @@ export function generateRows(label: string, count: number, offset = 0): Row[] {
 export interface RunEvidence {
   outcome: RunOutcome;
   deliveries: Delivery[];
+  /** The source rows as they were when the run started (later steps change them). */
+  rows: Map<string, Row>;
 }
 
 export interface Scenario {
@@ -129,9 +131,10 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   const before = s.channel.deliveries().length;
+  const rows = new Map(s.rows);
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   const outcome = await ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS).catch(unmet('wait for the run to end'));
-  return { outcome, deliveries: s.channel.deliveries().slice(before) };
+  return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
 }
 
 function unmet(what: string) {

@@ -11,6 +11,7 @@ import { isObject } from '../validation.ts';
 export interface ReferenceSeams {
   app: FastifyInstance;
   store: Store;
+  /** Includes `delivery`, the steps of a webhook delivery (delivery.ts), which a fault wraps or replaces. */
   config: ReferenceConfig;
 }
 

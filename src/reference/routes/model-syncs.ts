@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { connectionKind } from '../connection-kinds.ts';
 import { fieldError } from '../errors.ts';
-import type { ModelSync, Store } from '../store.ts';
+import type { FieldSelection, ModelSync, Store } from '../store.ts';
 import { requireShape } from '../validation.ts';
 
 interface ModelSyncRequest {
   name: string;
   mode?: string;
   target: { connection_id: string; object: string; configuration?: Record<string, unknown> };
-  fields: unknown[];
+  fields: Array<{ source: { model_id?: string; field: string }; target: string }>;
   sync_all_records?: boolean;
   skip_initial_backfill?: boolean;
   schedule?: Record<string, unknown>;
@@ -25,7 +25,8 @@ export const DEFAULT_MODEL_SYNC_MODE = 'updateOrCreate';
 
 /**
  * Extension: POST /api/syncs, the real service's shape (model-sync-request.schema.json). It exists
- * so that a suite can make a model sync whose error handling it then sets. Runs come later.
+ * so that a suite can make a model sync whose error handling it then sets, and one that delivers
+ * a source's rows to a webhook (routes/executions.ts runs it).
  */
 export function modelSyncRoutes(app: FastifyInstance, store: Store): void {
   app.post('/api/syncs', async (request) => {
@@ -39,16 +40,43 @@ export function modelSyncRoutes(app: FastifyInstance, store: Store): void {
       if (body.target.object !== WEBHOOK_OBJECT) throw fieldError('/target/object', `must be "${WEBHOOK_OBJECT}" for a webhook connection`);
       target.configuration = { ...WEBHOOK_TARGET_DEFAULTS, ...body.target.configuration };
     }
+    const sourceId = namedSource(store, body.fields);
+    const selection = fieldSelection(body.fields);
     const sync = store.addModelSync({
       name: body.name,
       mode: body.mode ?? DEFAULT_MODEL_SYNC_MODE,
       target,
       fields: body.fields,
+      sourceId,
+      selection,
       sync_all_records: body.sync_all_records ?? false,
       skip_initial_backfill: body.skip_initial_backfill ?? false,
       schedule: body.schedule ?? { frequency: 'manual' },
     });
     return { data: modelSyncAnswer(sync) };
+  });
+}
+
+/**
+ * The source the fields read (fields[].source.model_id, a source of POST /_reference/sources):
+ * one per sync, so every field names the same one, or none does (such a sync cannot run).
+ */
+function namedSource(store: Store, fields: ModelSyncRequest['fields']): string | null {
+  const first = fields[0]?.source.model_id;
+  for (const [i, { source }] of fields.entries()) {
+    if (source.model_id !== undefined && !store.getSource(source.model_id)) throw fieldError(`/fields/${i}/source/model_id`, `names no source (${source.model_id})`);
+    if (source.model_id !== first) throw fieldError(`/fields/${i}/source/model_id`, 'must name the same source as /fields/0/source/model_id: a sync reads one source');
+  }
+  return first ?? null;
+}
+
+/** Column -> delivered name; two fields delivered under one name would make a record ambiguous. */
+function fieldSelection(fields: ModelSyncRequest['fields']): FieldSelection[] {
+  const seen = new Set<string>();
+  return fields.map(({ source, target }, i) => {
+    if (seen.has(target)) throw fieldError(`/fields/${i}/target`, `repeats the target name ${JSON.stringify(target)}: each field is delivered under its own name`);
+    seen.add(target);
+    return { field: source.field, target };
   });
 }
 

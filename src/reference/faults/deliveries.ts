@@ -1,0 +1,228 @@
+import { randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { DeliveryPipeline } from '../delivery.ts';
+import type { Fault } from './fault.ts';
+
+/** Replaces one step of the delivery pipeline with a wrapper around the original. */
+function wrapStep<K extends keyof DeliveryPipeline>(pipeline: DeliveryPipeline, name: K, wrap: (original: DeliveryPipeline[K]) => DeliveryPipeline[K]): void {
+  pipeline[name] = wrap(pipeline[name]);
+}
+
+/** Edits the headers of every delivery (names as the pipeline writes them). */
+function editHeaders(pipeline: DeliveryPipeline, edit: (headers: Record<string, string>, secret: string, connectionId: string) => void): void {
+  wrapStep(pipeline, 'buildHeaders', (original) => (batch) => {
+    const headers = original(batch);
+    edit(headers, batch.secret, batch.connection.id);
+    return headers;
+  });
+}
+
+/** The same instant written in local time at +01:00, e.g. 2026-11-22T05:00:00.000+01:00 for 04:00:00.000Z. */
+function plusOneHour(utc: string): string {
+  return new Date(Date.parse(utc) + 3_600_000).toISOString().replace(/Z$/, '+01:00');
+}
+
+export const deliveryFaults: Fault[] = [
+  {
+    name: 'delivery-method-put',
+    breaks: ['WH-001'],
+    description: 'Deliveries are sent with PUT instead of POST.',
+    apply: ({ config }) => wrapStep(config.delivery, 'sendBatch', (send) => (request, transport) => send({ ...request, method: 'PUT' }, transport)),
+  },
+  {
+    name: 'delivery-not-gzip',
+    breaks: ['WH-002'],
+    description: 'Delivery bodies are plain JSON, not gzip (and carry no Content-Encoding).',
+    apply: ({ config }) => {
+      config.delivery.encodeBody = (json) => Buffer.from(json, 'utf8');
+      editHeaders(config.delivery, (headers) => delete headers['Content-Encoding']);
+    },
+  },
+  {
+    name: 'delivery-content-type-text',
+    breaks: ['WH-003'],
+    description: 'Deliveries are labelled Content-Type: text/plain.',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Content-Type'] = 'text/plain')),
+  },
+  {
+    name: 'delivery-no-accept-encoding',
+    breaks: ['WH-004'],
+    description: 'Deliveries carry no Accept-Encoding header.',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => delete headers['Accept-Encoding']),
+  },
+  {
+    name: 'delivery-chunked',
+    breaks: ['WH-005'],
+    description: 'Deliveries carry no Content-Length: the body is sent with chunked transfer encoding.',
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'sendBatch', (send) => (request, transport) => {
+        const headers = { ...request.headers };
+        delete headers['Content-Length'];
+        return send({ ...request, headers, body: Readable.from([request.body]) }, transport);
+      }),
+  },
+  {
+    name: 'delivery-local-time',
+    breaks: ['WH-006'],
+    description: 'Service-Signature-Timestamp is written in local time with an offset (…T05:00:00.000+01:00), not in UTC.',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = plusOneHour(headers['Service-Signature-Timestamp']!))),
+  },
+  {
+    name: 'delivery-stale-timestamp',
+    breaks: ['WH-007'],
+    description: 'Service-Signature-Timestamp is 10 minutes before the request was created.',
+    apply: ({ config }) =>
+      editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = new Date(Date.parse(headers['Service-Signature-Timestamp']!) - 600_000).toISOString())),
+  },
+  {
+    name: 'delivery-wrong-bearer',
+    breaks: ['WH-008'],
+    description: 'Deliveries carry a bearer secret other than the one returned when the webhook connection was created.',
+    apply: ({ config }) => {
+      const other = randomBytes(32).toString('base64url');
+      editHeaders(config.delivery, (headers) => (headers.Authorization = `Bearer ${other}`));
+    },
+  },
+  {
+    name: 'delivery-rotating-bearer',
+    breaks: ['WH-008'],
+    description: "A webhook connection's first delivery carries its secret; every later one a new random secret.",
+    apply: ({ config }) => {
+      const used = new Set<string>();
+      editHeaders(config.delivery, (headers, _secret, connectionId) => {
+        if (used.has(connectionId)) headers.Authorization = `Bearer ${randomBytes(32).toString('base64url')}`;
+        used.add(connectionId);
+      });
+    },
+  },
+  {
+    name: 'delivery-no-user-agent',
+    breaks: ['WH-009'],
+    description: 'Deliveries carry no User-Agent header.',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => delete headers['User-Agent']),
+  },
+  {
+    name: 'delivery-wrong-event',
+    breaks: ['WH-010'],
+    description: 'The delivery body says event "sync.record" instead of "sync.records".',
+    apply: ({ config }) => wrapStep(config.delivery, 'buildPayload', (build) => (batch) => ({ ...build(batch), event: 'sync.record' })),
+  },
+  {
+    name: 'delivery-wrong-object-id',
+    breaks: ['WH-011'],
+    description: "object.id is the run's (execution's) id instead of the sync's.",
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+        const payload = build(batch);
+        return { ...payload, object: { ...payload.object, id: batch.run.id } };
+      }),
+  },
+  {
+    name: 'delivery-extra-field',
+    breaks: ['WH-012'],
+    description: "Records carry the row's unselected columns too, besides the selected fields.",
+    apply: ({ config }) => wrapStep(config.delivery, 'selectFields', (select) => (row, selection) => ({ ...row, ...select(row, selection) })),
+  },
+  {
+    name: 'hash-key-order',
+    breaks: ['WH-013'],
+    description: 'The record hash is taken over the field pairs in selection order, not sorted by name: the same pairs selected in another order hash differently.',
+    apply: ({ config }) => {
+      config.delivery.hashRecord = (fields) => createHash('sha256').update(JSON.stringify(Object.entries(fields))).digest('hex');
+    },
+  },
+  {
+    name: 'hash-ignores-values',
+    // WH-017 too: a changed row keeps its hash, so the next run does not see the change.
+    breaks: ['WH-013', 'WH-017'],
+    description: 'The record hash is taken over the field names only, so records with other values share a hash (and a changed row is not seen as changed).',
+    apply: ({ config }) => {
+      config.delivery.hashRecord = (fields) => createHash('sha256').update(JSON.stringify(Object.keys(fields).sort())).digest('hex');
+    },
+  },
+  {
+    name: 'metadata-dropped',
+    breaks: ['WH-014'],
+    description: "object.metadata is null even when the sync's Metadata setting holds pairs.",
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+        const payload = build(batch);
+        return { ...payload, object: { ...payload.object, metadata: null } };
+      }),
+  },
+  {
+    name: 'batch-size-plus-one',
+    breaks: ['WH-015'],
+    description: 'Deliveries hold one record more than the batch size (101 by default).',
+    apply: ({ config }) => wrapStep(config.delivery, 'batchSize', (size) => (sync) => size(sync) + 1),
+  },
+  {
+    name: 'lose-record',
+    // WH-017 too: a first run that loses a row has not delivered every row.
+    breaks: ['WH-016', 'WH-017'],
+    description: "The last record of a sync's first run's last batch is left out of the delivery, yet marked delivered.",
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+        const payload = build(batch);
+        if (batch.run.ordinal !== 1 || !batch.last) return payload;
+        return { ...payload, object: { ...payload.object, records: payload.object.records.slice(0, -1) } };
+      }),
+  },
+  {
+    name: 'duplicate-record',
+    breaks: ['WH-016'],
+    description: 'Every batch the receiver accepted is sent once more (a retry that ignores the first success); the resend is logged too.',
+    apply: ({ config }) => {
+      const resent = new WeakSet<object>();
+      wrapStep(config.delivery, 'sendBatch', (send) => async (request, transport) => {
+        const first = await send(request, transport);
+        if ('error' in first || config.delivery.isFailure(first.status)) return first;
+        resent.add(request);
+        return send(request, transport);
+      });
+      wrapStep(config.delivery, 'capture', (capture) => (log, exchange) => {
+        capture(log, exchange);
+        if (resent.has(exchange.request)) capture(log, exchange);
+      });
+    },
+  },
+  {
+    name: 'differential-resends-all',
+    breaks: ['WH-017', 'WH-019'],
+    description: 'Every run delivers every row, as if full sync were always on (the first run with skip backfill still delivers nothing).',
+    apply: ({ config }) => wrapStep(config.delivery, 'deliveryMode', (mode) => (sync, run) => (mode(sync, run) === 'changes' ? 'all' : mode(sync, run))),
+  },
+  {
+    name: 'full-sync-ignored',
+    breaks: ['WH-018'],
+    description: 'Always do a full sync (sync_all_records) is ignored: runs deliver only differences.',
+    apply: ({ config }) => wrapStep(config.delivery, 'deliveryMode', (mode) => (sync, run) => (mode(sync, run) === 'all' ? 'changes' : mode(sync, run))),
+  },
+  {
+    name: 'skip-backfill-ignored',
+    breaks: ['WH-019'],
+    description: 'Skip backfill on first sync (skip_initial_backfill) is ignored: the first run delivers every existing row.',
+    apply: ({ config }) => wrapStep(config.delivery, 'deliveryMode', (mode) => (sync, run) => (mode(sync, run) === 'baseline' ? 'changes' : mode(sync, run))),
+  },
+  {
+    name: '4xx-completes',
+    breaks: ['WH-020'],
+    description: 'A 4xx answer from the receiver counts as delivered: the run goes on and completes.',
+    apply: ({ config }) => wrapStep(config.delivery, 'isFailure', (isFailure) => (status) => (status >= 400 && status < 500 ? false : isFailure(status))),
+  },
+  {
+    name: '5xx-completes',
+    breaks: ['WH-021'],
+    description: 'A 5xx answer from the receiver counts as delivered: the run goes on and completes.',
+    apply: ({ config }) => wrapStep(config.delivery, 'isFailure', (isFailure) => (status) => (status >= 500 && status < 600 ? false : isFailure(status))),
+  },
+  {
+    name: 'no-capture-log',
+    breaks: ['WH-022'],
+    description: "Runs keep no capture log: an execution's requests is null even when record_requests is true.",
+    apply: ({ config }) => {
+      config.delivery.openLog = () => null;
+    },
+  },
+];

@@ -1,0 +1,142 @@
+import { Agent } from 'undici';
+import type { ReferenceConfig } from './config.ts';
+import { connectionKind } from './connection-kinds.ts';
+import type { DeliveryMode, DeliveryPipeline, PendingRecord, Transport } from './delivery.ts';
+import { ApiError } from './errors.ts';
+import type { Connection, ModelSync, Source, Store, SyncExecution } from './store.ts';
+
+/** What a run needs, found and checked before it starts. */
+interface RunPlan {
+  sync: ModelSync;
+  source: Source;
+  connection: Connection;
+  url: string;
+  secret: string;
+}
+
+interface Batch {
+  records: PendingRecord[];
+  last: boolean;
+}
+
+/**
+ * Runs of model syncs to their webhook destination (Spec › Events). A run goes through the
+ * source's rows once, builds one batch at a time, and sends the batches one after another over a
+ * keep-alive connection pool of its own. Each step of a delivery is a function of the pipeline
+ * in the config (delivery.ts), read when the run starts.
+ */
+export class Runs {
+  readonly #store: Store;
+  readonly #config: ReferenceConfig;
+  readonly #agent: Agent;
+  readonly #active = new Set<Promise<void>>();
+  #closed = false;
+
+  constructor(store: Store, config: ReferenceConfig) {
+    this.#store = store;
+    this.#config = config;
+    const timeoutMs = config.deliveryTimeoutMs;
+    this.#agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  }
+
+  /**
+   * Checks that the sync can run, records the run as running and lets it proceed: the caller
+   * gets the run at once and reads its outcome later. Throws not_runnable (400) or conflict (409).
+   */
+  start(sync: ModelSync): SyncExecution {
+    const plan = this.#plan(sync);
+    if (sync.executions.some((execution) => execution.status === 'running')) {
+      throw new ApiError('conflict', `a run of sync ${sync.id} is already running; start another when it has ended`, { sync_id: sync.id });
+    }
+    const pipeline = this.#config.delivery;
+    const run = this.#store.addExecution(sync, pipeline.openLog(sync));
+    const work = this.#deliver(plan, run, pipeline)
+      .catch(() => finish(run, 'failed', 'internal error in the reference service'))
+      .finally(() => this.#active.delete(work));
+    this.#active.add(work);
+    return run;
+  }
+
+  /** Stops sending: runs under way fail at their next batch, and open connections are dropped. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#agent.destroy();
+    await Promise.allSettled([...this.#active]);
+  }
+
+  #plan(sync: ModelSync): RunPlan {
+    const connection = this.#store.getConnection(sync.target.connection_id);
+    if (!connection || connectionKind(connection.type)?.specKind !== 'webhook') {
+      throw new ApiError('not_runnable', `sync ${sync.id} does not deliver to a webhook connection, the only destination the reference runs`, { sync_id: sync.id });
+    }
+    const source = sync.sourceId === null ? undefined : this.#store.getSource(sync.sourceId);
+    if (!source) {
+      throw new ApiError('not_runnable', `sync ${sync.id} names no source: its fields need source.model_id (a source made with POST /_reference/sources)`, { sync_id: sync.id });
+    }
+    return { sync, source, connection, url: String(connection.configuration.url), secret: String(connection.configuration.secret) };
+  }
+
+  async #deliver(plan: RunPlan, run: SyncExecution, p: DeliveryPipeline): Promise<void> {
+    const { sync, connection } = plan;
+    const transport: Transport = { dispatcher: this.#agent, timeoutMs: this.#config.deliveryTimeoutMs };
+    // The answer that created the run goes out first; the rows are read after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    let index = 0;
+    for await (const { records, last } of batches(pending(plan, run, p), p.batchSize(sync))) {
+      index++;
+      if (this.#closed) return finish(run, 'failed', `the reference stopped before batch ${index} was sent`);
+      const context = { sync, run, connection, records, index, last };
+      const body = p.encodeBody(JSON.stringify(p.buildPayload(context)));
+      const request = { method: 'POST', url: plan.url, headers: p.buildHeaders({ ...context, secret: plan.secret, body }), body };
+      const at = new Date().toISOString();
+      const outcome = await p.sendBatch(request, transport);
+      p.capture(run.requests, { at, request, bodyBytes: body.byteLength, outcome });
+      // The remaining batches are not sent: their rows stay undelivered, so the next run sends them.
+      if ('error' in outcome) return finish(run, 'failed', `batch ${index} was not delivered: ${outcome.error}`);
+      if (p.isFailure(outcome.status)) return finish(run, 'failed', `receiver answered ${outcome.status} to batch ${index}`);
+      for (const record of records) sync.deliveredHashes.set(record.key, record.hash);
+      run.recordsDelivered += records.length;
+      run.batchesDelivered++;
+    }
+    finish(run, 'completed', null);
+  }
+}
+
+function finish(run: SyncExecution, status: 'completed' | 'failed', error: string | null): void {
+  if (run.status !== 'running') return;
+  run.status = status;
+  run.error = error;
+  run.finishedAt = new Date().toISOString();
+}
+
+/** Rows read between two turns of the event loop, so that a long scan does not hold up answers. */
+const ROWS_PER_TURN = 2048;
+
+/**
+ * The records a run sends, row by row as it gets to them. A 'baseline' run sends nothing and
+ * marks every row's hash delivered, so that later runs send only differences.
+ */
+async function* pending({ sync, source }: RunPlan, run: SyncExecution, p: DeliveryPipeline): AsyncGenerator<PendingRecord> {
+  const mode: DeliveryMode = p.deliveryMode(sync, run);
+  let read = 0;
+  for (const [key, row] of source.rows) {
+    if (++read % ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    const fields = p.selectFields(row, sync.selection);
+    const hash = p.hashRecord(fields);
+    if (mode === 'baseline') sync.deliveredHashes.set(key, hash);
+    else if (p.isPending(hash, sync.deliveredHashes.get(key), mode)) yield { key, hash, fields };
+  }
+}
+
+/** Batches of at most `size` records, one at a time; one record of look-ahead tells the last batch. */
+async function* batches(records: AsyncIterator<PendingRecord>, size: number): AsyncGenerator<Batch> {
+  let next = await records.next();
+  while (!next.done) {
+    const batch: PendingRecord[] = [];
+    while (!next.done && batch.length < size) {
+      batch.push(next.value);
+      next = await records.next();
+    }
+    yield { records: batch, last: next.done === true };
+  }
+}
