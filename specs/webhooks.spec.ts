@@ -171,7 +171,9 @@ test('WH-013 hash is determined by the field pairs: same pairs same hash in any 
 test('WH-014 object.metadata holds exactly the sync\'s Metadata pairs', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
-    const m = (d.json as { object?: { metadata?: unknown } } | undefined)?.object?.metadata;
+    const o = (d.json as { object?: { metadata?: unknown } } | undefined)?.object;
+    if (!o) return undefined; // WH-010 judges the shape.
+    const m = o.metadata;
     return JSON.stringify(m) === JSON.stringify(METADATA) || JSON.stringify(sortKeys(m)) === JSON.stringify(sortKeys(METADATA)) ? undefined : `object.metadata is ${JSON.stringify(m)}, the sync's Metadata is ${JSON.stringify(METADATA)}`;
   });
 });

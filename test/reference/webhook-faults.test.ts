@@ -176,6 +176,25 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     s.channel.script([400]);
     expect((await s.run()).run.status).toBe('failed');
   },
+  'extra-delivery-not-json': async (ref) => {
+    const { run, deliveries } = await (await setup(ref, 2)).run();
+    expect(run.status).toBe('completed');
+    expect(deliveries.map((d) => d.violations.includes('not JSON'))).toEqual([false, true]);
+    expect(run.requests).toHaveLength(2);
+  },
+  'extra-delivery-no-authorization': async (ref) => {
+    const { run, deliveries } = await (await setup(ref, 2)).run();
+    expect(run.status).toBe('completed');
+    expect(header(deliveries[1]!, 'authorization')).toBeUndefined();
+    expect(deliveries[1]!.violations).toContain('no Authorization header');
+    expect(recordsOf([deliveries[1]!])).toEqual([]);
+  },
+  'extra-delivery-gzip-bomb': async (ref) => {
+    const { run, deliveries } = await (await setup(ref, 2)).run();
+    expect(run.status).toBe('completed');
+    expect(deliveries[1]!.violations).toContain('inflated body over cap');
+    expect(deliveries[1]!.response.status).toBe(413);
+  },
   'no-capture-log': async (ref) => {
     const { run, deliveries } = await (await setup(ref, 2)).run();
     expect(deliveries).toHaveLength(1);

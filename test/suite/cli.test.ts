@@ -115,6 +115,17 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(run.stdout).not.toContain('k1-secret-key');
   });
 
+  test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', async () => {
+    const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '11', '--num-runs', '3', '--max-rps', '1000', '--only', WEBHOOK_IDS];
+    const builtIn = await runCli(args);
+    const example = await runCli([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')]);
+    const verdicts = (r: typeof builtIn) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
+    expect(verdicts(builtIn).length).toBeGreaterThanOrEqual(22);
+    expect(verdicts(builtIn).every((v) => v.endsWith(': passed')), builtIn.stdout.slice(-2000)).toBe(true);
+    expect(verdicts(example)).toEqual(verdicts(builtIn));
+    expect(readFileSync(join(example.reports, 'junit.xml'), 'utf8')).not.toMatch(/Bearer (?!\[REDACTED\])[A-Za-z0-9_-]{20,}/);
+  });
+
   test('the same seed gives the same verdicts and the same generated requests', async () => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
     const [a, b] = [await runCli(args), await runCli(args)];
@@ -123,6 +134,25 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(readFileSync(join(a.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(b.reports, 'requests.json'), 'utf8'));
     const other = await runCli(args.map((x) => (x === '99' ? '100' : x)));
     expect(readFileSync(join(other.reports, 'requests.json'), 'utf8')).not.toEqual(readFileSync(join(a.reports, 'requests.json'), 'utf8'));
+  });
+});
+
+const WEBHOOK_IDS = Array.from({ length: 22 }, (_, i) => `WH-${String(i + 1).padStart(3, '0')}`).join(',');
+
+describe.concurrent('hostile deliveries are recorded as violations and the run still finishes', () => {
+  test.each([
+    ['extra-delivery-not-json', 'not JSON'],
+    ['extra-delivery-no-authorization', 'no Authorization header'],
+    ['extra-delivery-gzip-bomb', 'inflated body over cap'],
+    ['delivery-not-gzip', 'not gzip'],
+  ])('%s: "%s" in deliveries.json, junit.xml and the console', async (fault, violation) => {
+    const run = await runCli(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS]);
+    expect(run.code, run.stderr).toBe(1);
+    const log = JSON.parse(readFileSync(join(run.reports, 'deliveries.json'), 'utf8')) as { deliveries: Array<{ violations: string[] }> };
+    expect(log.deliveries.some((d) => d.violations.includes(violation))).toBe(true);
+    expect(run.result!.deliveries!.length).toBe(log.deliveries.length);
+    expect(readFileSync(join(run.reports, 'junit.xml'), 'utf8')).toContain(violation);
+    expect(run.stdout).toContain(violation);
   });
 });
 
@@ -146,7 +176,8 @@ describe('dss-conformance coverage and faults', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/CONN-001\s+MUST/);
     expect(run.stdout).toMatch(/requirements \(\d+ MUST, \d+ INFERRED, \d+ PROFILE\)/);
-    expect(run.stdout).toMatch(/without a check: /);
+    expect(run.stdout).toMatch(/without a check: none/);
+    expect(run.stdout).toMatch(/checked but no fault proves it: none/);
   });
 
   test('faults lists each fault with the requirements it breaks', async () => {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { DeliveryPipeline } from '../delivery.ts';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { DeliveryPipeline, DeliveryRequest } from '../delivery.ts';
 import type { Fault } from './fault.ts';
 
 /** Replaces one step of the delivery pipeline with a wrapper around the original. */
@@ -22,6 +23,47 @@ function editHeaders(pipeline: DeliveryPipeline, edit: (headers: Record<string, 
 function plusOneHour(utc: string): string {
   return new Date(Date.parse(utc) + 3_600_000).toISOString().replace(/Z$/, '+01:00');
 }
+
+/**
+ * After each batch the receiver accepted, one more request to the same URL, made by `hostile` from
+ * the real one; its answer is ignored and it is logged like any delivery. These faults prove that a
+ * malformed delivery is recorded as a violation and the run still finishes.
+ */
+function sendExtra(pipeline: DeliveryPipeline, hostile: (request: DeliveryRequest) => DeliveryRequest): void {
+  const extras = new WeakMap<object, DeliveryRequest>();
+  wrapStep(pipeline, 'sendBatch', (send) => async (request, transport) => {
+    const outcome = await send(request, transport);
+    if ('error' in outcome || pipeline.isFailure(outcome.status)) return outcome;
+    const extra = hostile(request);
+    extras.set(request, extra);
+    await send(extra, transport);
+    return outcome;
+  });
+  wrapStep(pipeline, 'capture', (capture) => (log, exchange) => {
+    capture(log, exchange);
+    const extra = extras.get(exchange.request);
+    if (extra) capture(log, { ...exchange, request: extra });
+  });
+}
+
+/** The request with another body, and the Content-Length that goes with it. */
+function withBody(request: DeliveryRequest, body: Buffer, headers = request.headers): DeliveryRequest {
+  return { ...request, body, headers: { ...headers, 'Content-Length': String(body.byteLength) } };
+}
+
+/** An empty sync.records payload, gzipped: a delivery that carries no record. */
+function emptyPayload(request: DeliveryRequest): Buffer {
+  const json = JSON.parse(gunzipSync(request.body as Uint8Array).toString('utf8')) as { object: Record<string, unknown> };
+  return gzipSync(JSON.stringify({ ...json, object: { ...json.object, records: [] } }));
+}
+
+let bomb: Buffer | undefined;
+/** 1 GiB of zeros as 1,024 gzip members of 1 MiB each: about 1 MB on the wire. */
+function gzipBomb(): Buffer {
+  bomb ??= Buffer.concat(Array.from({ length: 1024 }, () => MEMBER));
+  return bomb;
+}
+const MEMBER = gzipSync(Buffer.alloc(1 << 20));
 
 export const deliveryFaults: Fault[] = [
   {
@@ -224,5 +266,27 @@ export const deliveryFaults: Fault[] = [
     apply: ({ config }) => {
       config.delivery.openLog = () => null;
     },
+  },
+  {
+    name: 'extra-delivery-not-json',
+    breaks: ['WH-010'],
+    description: 'After each accepted batch, one more delivery whose gzip body is not JSON.',
+    apply: ({ config }) => sendExtra(config.delivery, (r) => withBody(r, gzipSync('sync.records: this is not JSON'))),
+  },
+  {
+    name: 'extra-delivery-no-authorization',
+    breaks: ['WH-008'],
+    description: 'After each accepted batch, one more delivery (with no records) that carries no Authorization header.',
+    apply: ({ config }) =>
+      sendExtra(config.delivery, (r) => {
+        const { Authorization: _dropped, ...headers } = r.headers;
+        return withBody(r, emptyPayload(r), headers);
+      }),
+  },
+  {
+    name: 'extra-delivery-gzip-bomb',
+    breaks: ['WH-002', 'WH-010'],
+    description: 'After each accepted batch, one more delivery whose gzip body inflates to 1 GiB (about 1 MB sent).',
+    apply: ({ config }) => sendExtra(config.delivery, (r) => withBody(r, gzipBomb())),
   },
 ];
