@@ -25,7 +25,7 @@ function runsFor(kind: KindName): number {
 }
 
 async function requireKind(t: TestContext, kind: KindName) {
-  return need(t, `a ${kind} kind in the profile`, async () => kindProfile(kind));
+  return need(t, `the ${kind} kind in the profile`, async () => kindProfile(kind));
 }
 
 for (const kind of SPEC_KINDS) {

@@ -4,7 +4,7 @@ import { checkAdapterFile } from '../adapters/load.ts';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, parseIntFlag } from '../cli-errors.ts';
-import { loadProfile, referenceProfilePath } from '../profile/profile.ts';
+import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
 import { Redactor } from '../report/redact.ts';
 import { junitXml } from '../report/junit.ts';
 import { loadRequirements, summarize, type RunResult } from '../report/results.ts';
@@ -21,7 +21,9 @@ port and runs against it (that is what 'npm start' does).
   --base-url URL      target base address; paths /api/... are appended (env DSS_BASE_URL)
   --api-key K         user API key, sent as Bearer (env DSS_API_KEY; required with --base-url)
   --org-key K         organization-scoped key for Basic (env DSS_ORG_KEY); without it AUTH-002 is skipped
-  --profile FILE      target profile: answers to what the spec does not show (default: the reference's, built in)
+  --profile FILE      target profile: answers to what the spec does not show; 'reference' names the
+                      reference's (built in; the default for the embedded reference). Against --base-url
+                      without it, the checks that need such answers are skipped, with that reason
   --reports DIR       where junit.xml and results.json go (default: reports)
   --seed N            seed for generated data; the same seed regenerates the same requests (default: random, printed)
   --num-runs N        fast-check runs per property check (default: 25)
@@ -104,8 +106,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const publicUrl = flags['receiver-public-url'];
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError(`--receiver-public-url must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
   const adapterPath = flags.adapter ? await checkAdapterFile(flags.adapter) : undefined;
-  const profilePath = flags.profile ? resolve(flags.profile) : referenceProfilePath;
-  const { profile, secrets } = loadProfile(profilePath);
+  const { profile, secrets, source: profileSource } = chooseProfile(flags.profile, embedded);
   const reportsDir = resolve(flags.reports ?? 'reports');
 
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
@@ -128,7 +129,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       ...(flags.fault ?? []).map((f) => `--fault ${f}`),
     ].filter(Boolean).join(' ');
     const settings: RunSettings = {
-      baseUrl, apiKey, orgKey, profile, profileSource: flags.profile ?? 'reference (built in)',
+      baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets, replay, embedded,
       reportsDir, adapterPath, timestampToleranceS: tolerance,
       receiver: { host: flags['receiver-host'] ?? '127.0.0.1', port: receiverPort, publicUrl },
@@ -154,6 +155,17 @@ function readDeliveryLog(dir: string): RunResult['deliveries'] {
   const file = join(dir, 'deliveries.json');
   if (!existsSync(file)) return undefined;
   return (JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']> }).deliveries;
+}
+
+/**
+ * The profile: a file, or `reference` (built in). The embedded reference uses its own; an external
+ * target without --profile gets none, so every check that needs an answer the spec does not show
+ * is skipped with that reason instead of being run on the reference's answers (a guess).
+ */
+function chooseProfile(flag: string | undefined, embedded: boolean): { profile: Profile; secrets: string[]; source: string } {
+  if (flag === 'reference' || (flag === undefined && embedded)) return { ...loadProfile(referenceProfilePath), source: 'reference (built in)' };
+  if (flag === undefined) return { profile: { name: 'none' }, secrets: [], source: 'none (no --profile: checks that need what the spec does not show are skipped)' };
+  return { ...loadProfile(resolve(flag)), source: flag };
 }
 
 function writeReports(dir: string, run: RunResult, redactor: Redactor): void {

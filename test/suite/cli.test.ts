@@ -101,8 +101,9 @@ describe('dss-conformance run against a separately started serve', () => {
   });
 
   test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', async () => {
-    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
+    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
     expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
+    expect(run.result!.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     expect(run.code).toBe(0);
     const junit = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
     await expectValidJunit(junit);
@@ -113,6 +114,15 @@ describe('dss-conformance run against a separately started serve', () => {
       expect(text).not.toContain(Buffer.from('o1-secret-key:').toString('base64'));
     }
     expect(run.stdout).not.toContain('k1-secret-key');
+  });
+
+  test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails', async () => {
+    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
+    expect(run.code, run.stdout.slice(-2000)).toBe(0);
+    const skipped = run.result!.checks.filter((c) => c.status === 'skipped');
+    expect(skipped.length).toBeGreaterThan(20);
+    for (const c of skipped) expect(c.reason, c.title).toMatch(/profile|not shown|organization key/);
+    expect(run.stdout).toMatch(/profile none \(no --profile/);
   });
 
   test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', async () => {
@@ -127,7 +137,7 @@ describe('dss-conformance run against a separately started serve', () => {
   });
 
   test('the same seed gives the same verdicts and the same generated requests', async () => {
-    const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
+    const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
     const [a, b] = [await runCli(args), await runCli(args)];
     const verdicts = (r: typeof a) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(a)).toEqual(verdicts(b));
