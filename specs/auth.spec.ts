@@ -1,8 +1,8 @@
-import { test } from 'vitest';
 import type { AuthMode } from '../src/client/http-client.ts';
 import { api, connectionBody, profile, settings, unknownId } from '../src/suite/context.ts';
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › Authentication 1–3; Endpoints: 'Every endpoint requires authentication'.
 
@@ -18,14 +18,14 @@ async function listing403() {
 
 const accepted = (s: number) => s !== 401 && s !== 403;
 
-test('AUTH-001 Authorization: Bearer <user API key> is accepted', async (t) => {
+check('AUTH-001 Authorization: Bearer <user API key> is accepted', async (t) => {
   for (const endpoint of await listing403()) {
     const res = await endpoint.send('bearer');
     expectStatus(res, accepted, `${endpoint.what} with the Bearer API key`);
   }
 });
 
-test('AUTH-002 Authorization: Basic with the organization key, composed as the profile says, is accepted', async (t) => {
+check('AUTH-002 Authorization: Basic with the organization key, composed as the profile says, is accepted', async (t) => {
   if (!settings().orgKey) t.skip('no organization key was given (--org-key or DSS_ORG_KEY)');
   if (!settings().profile.auth?.basic) t.skip('the Basic composition is not shown and the profile gives no auth.basic');
   for (const endpoint of await listing403()) {
@@ -34,7 +34,7 @@ test('AUTH-002 Authorization: Basic with the organization key, composed as the p
   }
 });
 
-test('AUTH-003 no Authorization header is answered 403 where the spec lists 403', async (t) => {
+check('AUTH-003 no Authorization header is answered 403 where the spec lists 403', async (t) => {
   for (const endpoint of await listing403()) {
     const res = await endpoint.send('none');
     expectStatus(res, 403, `${endpoint.what} without Authorization`);
@@ -52,7 +52,7 @@ function wrongCredentials(): Array<[string, AuthMode]> {
   ];
 }
 
-test('AUTH-004 a wrong or malformed credential is answered 403 where the spec lists 403', async (t) => {
+check('AUTH-004 a wrong or malformed credential is answered 403 where the spec lists 403', async (t) => {
   for (const endpoint of await listing403()) {
     for (const [label, auth] of wrongCredentials()) {
       const res = await endpoint.send(auth);
@@ -61,7 +61,7 @@ test('AUTH-004 a wrong or malformed credential is answered 403 where the spec li
   }
 });
 
-test('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong credential (4xx)', async (t) => {
+check('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong credential (4xx)', async (t) => {
   // Valid bodies, so that only the credential can be the reason for a refusal.
   const requests: Array<[string, () => Promise<Record<string, unknown>>]> = [];
   if (profile().kinds?.relationalDatabase?.configuration) requests.push(['/api/connections', async () => connectionBody('relationalDatabase')]);

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
-import { test } from 'vitest';
+
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
 import { expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, cachedSourceId, readySource, sourceKind } from '../src/suite/fixtures.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › POST /api/bulk/syncs, Rules 1–2; Errors › Specific cases 1.
 
-test('BULK-001 a fresh source answers 400 "No schemas found", status 400, try again, metadata null', async (t) => {
+check('BULK-001 a fresh source answers 400 "No schemas found", status 400, try again, metadata null', async (t) => {
   const ready = await need(t, 'a fresh source connection', readySource);
   const res = ready.first;
   if (is2xx(res.status)) {
@@ -26,7 +27,7 @@ test('BULK-001 a fresh source answers 400 "No schemas found", status 400, try ag
   if (problems.length > 0) fail(`the "No schemas found" answer is not as specified: ${problems.join('; ')}`, res);
 });
 
-test('BULK-002 repeating the request after "No schemas found" reaches 2xx within the bound', async (t) => {
+check('BULK-002 repeating the request after "No schemas found" reaches 2xx within the bound', async (t) => {
   const ready = await need(t, 'a fresh source connection', readySource);
   if (!is2xx(ready.last.status)) {
     const bound = profile().schemaCache?.timeoutMs ?? 30_000;
@@ -35,7 +36,7 @@ test('BULK-002 repeating the request after "No schemas found" reaches 2xx within
   }
 });
 
-test('BULK-003 a bulk sync without schemas is accepted', async (t) => {
+check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
   const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore', schemas: [] }));
   delete body.schemas;
@@ -43,7 +44,7 @@ test('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   expectStatus(res, is2xx, 'POST /api/bulk/syncs without schemas');
 });
 
-test('BULK-004 a bulk sync that names source objects in schemas is accepted', async (t) => {
+check('BULK-004 a bulk sync that names source objects in schemas is accepted', async (t) => {
   const objects = await need(t, 'the source objects (profile kinds.<source>.sourceObjects)', async () => {
     const list = kindProfile(sourceKind()).sourceObjects;
     if (!list || list.length === 0) throw new Error('not given');
@@ -55,7 +56,7 @@ test('BULK-004 a bulk sync that names source objects in schemas is accepted', as
   expectStatus(res, is2xx, `POST /api/bulk/syncs with schemas ${JSON.stringify(objects.slice(0, 1))}`);
 });
 
-test('BULK-005 a bulk sync with a required field missing or of the wrong type is not accepted', async (t) => {
+check('BULK-005 a bulk sync with a required field missing or of the wrong type is not accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
   const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore' }));
   const required = ['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule'];

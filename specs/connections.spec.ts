@@ -1,10 +1,11 @@
 import fc from 'fast-check';
-import { test, type TestContext } from 'vitest';
+import type { TestContext } from 'vitest';
 import { arbitraryFor } from '../src/generators/from-schema.ts';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { atPointer, type KindName } from '../src/profile/profile.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, Unmet } from '../src/suite/context.ts';
 import { expectStatus, fail, is2xx } from '../src/suite/expect.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › Resources › Connection (request to create), configuration by kind; POST /api/connections.
 
@@ -12,11 +13,10 @@ const SPEC_KINDS = ['crm', 'marketing', 'objectStore', 'relationalDatabase'] as 
 const CONFIG_REF = (kind: KindName) => `connection-request.schema.json#/$defs/${kind}`;
 
 /** Configurations to send: generated from the schema when the target takes made-up ones, else the profile's. */
-function configurations(kind: KindName, id: string): fc.Arbitrary<Record<string, unknown>> {
+function configurations(kind: KindName): fc.Arbitrary<Record<string, unknown>> {
   const own = kindProfile(kind).configuration;
   if (profile().generatedConfigurations) return arbitraryFor(CONFIG_REF(kind)) as fc.Arbitrary<Record<string, unknown>>;
   if (!own) throw new Unmet(`the profile gives no configuration for kinds.${kind}`);
-  void id;
   return fc.constant(own);
 }
 
@@ -29,10 +29,10 @@ async function requireKind(t: TestContext, kind: KindName) {
 }
 
 for (const kind of SPEC_KINDS) {
-  test(`CONN-001 (${kind}) a valid connection request is accepted`, async (t) => {
+  check(`CONN-001 (${kind}) a valid connection request is accepted`, async (t) => {
     await requireKind(t, kind);
     await fc.assert(
-      fc.asyncProperty(configurations(kind, 'CONN-001'), async (configuration) => {
+      fc.asyncProperty(configurations(kind), async (configuration) => {
         const res = await api().post('/api/connections', connectionBody(kind, configuration));
         expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection`);
       }),
@@ -42,7 +42,7 @@ for (const kind of SPEC_KINDS) {
 }
 
 for (const kind of ['crm', 'marketing'] as const) {
-  test(`CONN-002 (${kind}) an OAuth kind's response carries auth_url, a URL`, async (t) => {
+  check(`CONN-002 (${kind}) an OAuth kind's response carries auth_url, a URL`, async (t) => {
     const k = await requireKind(t, kind);
     if (k.oauth === false) t.skip(`the profile says kinds.${kind} does not use OAuth`);
     const res = await api().post('/api/connections', connectionBody(kind));
@@ -64,13 +64,13 @@ function checkAuthUrl(res: Awaited<ReturnType<ReturnType<typeof api>['post']>>):
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(`auth_url must be a web URL a person opens, got ${parsed.protocol}`, res);
 }
 
-test('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {
+check('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {
   await requireKind(t, 'marketing');
   const res = await api().post('/api/connections', connectionBody('marketing', {}));
   expectStatus(res, is2xx, 'POST /api/connections with configuration {}');
 });
 
-test('CONN-004 a connection request that breaks the request shape is answered 400', async (t) => {
+check('CONN-004 a connection request that breaks the request shape is answered 400', async (t) => {
   await requireKind(t, 'relationalDatabase');
   const valid = fc.constant(null).map(() => connectionBody('relationalDatabase'));
   const broken = fc.oneof(
@@ -89,7 +89,7 @@ test('CONN-004 a connection request that breaks the request shape is answered 40
   );
 });
 
-test('CONN-005 secrets sent by the caller are not echoed in the creation response', async (t) => {
+check('CONN-005 secrets sent by the caller are not echoed in the creation response', async (t) => {
   const cases: Array<[KindName, string]> = [['objectStore', 'cloud_secret_access_key'], ['relationalDatabase', 'password']];
   let checked = 0;
   for (const [kind, field] of cases) {
@@ -105,7 +105,7 @@ test('CONN-005 secrets sent by the caller are not echoed in the creation respons
   if (checked === 0) t.skip('the profile names no object store or relational database kind with a secret configured');
 });
 
-test('CONN-006 the creation response holds the new connection id where the profile says', async (t) => {
+check('CONN-006 the creation response holds the new connection id where the profile says', async (t) => {
   await requireKind(t, 'relationalDatabase');
   const res = await api().post('/api/connections', connectionBody('relationalDatabase'));
   expectStatus(res, is2xx, 'POST /api/connections');
@@ -116,7 +116,7 @@ test('CONN-006 the creation response holds the new connection id where the profi
   }
 });
 
-test('CONN-007 an OAuth kind with redirect_url is accepted and returns auth_url', async (t) => {
+check('CONN-007 an OAuth kind with redirect_url is accepted and returns auth_url', async (t) => {
   await requireKind(t, 'crm');
   const body = { ...connectionBody('crm'), redirect_url: 'https://dssc.example.com/oauth/done' };
   const res = await api().post('/api/connections', body);

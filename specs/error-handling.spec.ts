@@ -1,21 +1,22 @@
 import fc from 'fast-check';
-import { test, type TestContext } from 'vitest';
+import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
 import { dataOf, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
 import { FIELDS, NotObservable, put, runModel, sameSubscribers, sameValue, unwrapFastCheck, Update, updateBody, type Rule } from '../src/suite/error-handling-model.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › GET /api/bulk/syncs/{id}/error-handling; PUT /api/syncs/{id}/error-handling, Rules 1–3.
 
-test('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyncErrorHandling }', async (t) => {
+check('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyncErrorHandling }', async (t) => {
   const id = await need(t, 'a bulk sync to read', bulkSyncId);
   const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`);
   expectStatus(res, 200, 'GET /api/bulk/syncs/{id}/error-handling');
   expectSchema(res.json, 'bulk-sync-error-handling.schema.json#/$defs/response', 'the body', res);
 });
 
-test('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
+check('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
   const res = await api().get(`/api/bulk/syncs/${unknownId('bulk')}/error-handling`);
   expectStatus(res, 404, 'GET error handling of an unknown bulk sync');
 });
@@ -39,7 +40,7 @@ const omittedUnchanged: Rule = (sent, before, after) => {
   return undefined;
 };
 
-test('EHS-001 a field omitted from the PUT body stays unchanged (model-based)', async (t) => {
+check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)', async (t) => {
   await modelBased(t, 'EHS-001', [updateBody.map((b) => new Update(b, omittedUnchanged))]);
 });
 
@@ -49,7 +50,7 @@ const replacesList: Rule = (sent, _before, after) => {
   return sameSubscribers(after.subscribers, list) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but it is ${JSON.stringify(after.subscribers)}`;
 };
 
-test('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
+check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
   const withList = updateBody.filter((b) => Array.isArray(b.subscribers) && b.subscribers.length > 0);
   await modelBased(t, 'EHS-002', [withList.map((b) => new Update(b, replacesList)), updateBody.map((b) => new Update(b, replacesList))]);
 });
@@ -59,12 +60,12 @@ const emptyRemovesAll: Rule = (sent, _before, after) => {
   return sameSubscribers(after.subscribers, []) ? undefined : `subscribers [] should remove all subscribers, but the list is ${JSON.stringify(after.subscribers)}`;
 };
 
-test('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
+check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
   const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
   await modelBased(t, 'EHS-003', [empty.map((b) => new Update(b, emptyRemovesAll)), updateBody.map((b) => new Update(b, emptyRemovesAll))]);
 });
 
-test('EHS-004 an empty object as body is valid and changes nothing', async (t) => {
+check('EHS-004 an empty object as body is valid and changes nothing', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
   const before = await need(t, 'a known state', () => put(syncId, { auto_retry_record_errors: true, notify_on_record_errors: false, subscribers: ['dssc-a@example.com'], warning_notifications: true }));
   const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {});
@@ -74,7 +75,7 @@ test('EHS-004 an empty object as body is valid and changes nothing', async (t) =
   for (const f of FIELDS) if (!sameValue(f, before.data[f], after[f])) fail(`PUT {} changed ${f} from ${JSON.stringify(before.data[f])} to ${JSON.stringify(after[f])}`, res);
 });
 
-test('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\'s types', async (t) => {
+check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\'s types', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
   await fc.assert(
     fc.asyncProperty(updateBody, async (body) => {
@@ -86,7 +87,7 @@ test('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\
   );
 });
 
-test('EHS-006 a PUT body with a field of the wrong type, or not an object, is answered 400', async (t) => {
+check('EHS-006 a PUT body with a field of the wrong type, or not an object, is answered 400', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
   const path = `/api/syncs/${encodeURIComponent(syncId)}/error-handling`;
   for (const raw of ['[]', '"settings"', '42']) {
@@ -102,13 +103,13 @@ test('EHS-006 a PUT body with a field of the wrong type, or not an object, is an
   );
 });
 
-test('EHS-007 a PUT to an unknown model sync answers 404', async () => {
+check('EHS-007 a PUT to an unknown model sync answers 404', async () => {
   // A body that changes something: an empty one is EHS-004's business.
   const res = await api().put(`/api/syncs/${unknownId('sync')}/error-handling`, { warning_notifications: true });
   expectStatus(res, 404, 'PUT error handling of an unknown model sync');
 });
 
-test('EHS-008 null is accepted for each field, with the effect the profile names', async (t) => {
+check('EHS-008 null is accepted for each field, with the effect the profile names', async (t) => {
   const meaning = profile().errorHandling?.putNull;
   if (!meaning) t.skip('what null does is not shown and the profile gives no errorHandling.putNull');
   const syncId = await need(t, 'a model sync', modelSyncId);

@@ -1,9 +1,9 @@
-import { test } from 'vitest';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { api, connectionBody, once, profile, unknownId } from '../src/suite/context.ts';
 import { fail } from '../src/suite/expect.ts';
 import { validate } from '../src/schemas.ts';
 import { modelSyncId, readySource } from '../src/suite/fixtures.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › Errors › Error body (all error statuses). The suite provokes one error of each kind the
 // spec lists, on every endpoint, and judges the bodies here, so that a wrong error body is reported
@@ -44,7 +44,7 @@ function judge(check: (p: Provoked) => string | undefined): Promise<void> {
   });
 }
 
-test('ERR-001 every provoked error has a JSON body of the error shape', async () => {
+check('ERR-001 every provoked error has a JSON body of the error shape', async () => {
   await judge(({ res }) => {
     if (res.json === undefined) return 'the body is not JSON';
     const errors = validate('error-body.schema.json', res.json);
@@ -52,7 +52,7 @@ test('ERR-001 every provoked error has a JSON body of the error shape', async ()
   });
 });
 
-test('ERR-002 an error body\'s status equals the HTTP status', async () => {
+check('ERR-002 an error body\'s status equals the HTTP status', async () => {
   await judge(({ res }) => {
     const status = (res.json as { status?: unknown } | undefined)?.status;
     // A status that is not an integer is ERR-001's finding (the shape), not a second one here.
@@ -61,7 +61,7 @@ test('ERR-002 an error body\'s status equals the HTTP status', async () => {
   });
 });
 
-test('ERR-003 error answers are labelled Content-Type: application/json', async () => {
+check('ERR-003 error answers are labelled Content-Type: application/json', async () => {
   await judge(({ res }) => {
     const type = res.headers['content-type'] ?? '';
     return /^application\/(?:[\w.+-]+\+)?json\b/i.test(type) ? undefined : `Content-Type is ${JSON.stringify(type || 'absent')}`;

@@ -1,7 +1,7 @@
-import { test } from 'vitest';
 import { api, KNOWN_VERSIONS, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
 
@@ -9,7 +9,7 @@ import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, t
 const destinationFor = (spelling: Spelling): 'objectStore' | 'relationalDatabase' => (spelling === 'destination_configuration' ? 'objectStore' : 'relationalDatabase');
 
 for (const version of KNOWN_VERSIONS) {
-  test(`VER-001 (${version}) the version is accepted`, async () => {
+  check(`VER-001 (${version}) the version is accepted`, async () => {
     // Without a bulk sync to read, an unknown id's 404 shows the version got past version handling.
     const id = await bulkSyncId().catch(() => undefined);
     const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id ?? unknownId('bulk'))}/error-handling`, { version });
@@ -18,7 +18,7 @@ for (const version of KNOWN_VERSIONS) {
 }
 
 for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) {
-  test(`VER-002 (${version}) a bulk sync with destination_configuration is accepted`, async (t) => {
+  check(`VER-002 (${version}) a bulk sync with destination_configuration is accepted`, async (t) => {
     const source = await need(t, 'a source with cached schemas', cachedSourceId);
     const body = await need(t, 'an object store destination', () => bulkSyncBody(source, { version, destination: 'objectStore', spelling: 'destination_configuration' }));
     const res = await api().post('/api/bulk/syncs', body, { version });
@@ -26,7 +26,7 @@ for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) {
   });
 }
 
-test('VER-003 (2022-12-12) a bulk sync with dest_configuration is accepted', async (t) => {
+check('VER-003 (2022-12-12) a bulk sync with dest_configuration is accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
   const body = await need(t, 'a relational database destination', () => bulkSyncBody(source, { version: '2022-12-12', destination: 'relationalDatabase', spelling: 'dest_configuration' }));
   const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
@@ -34,7 +34,7 @@ test('VER-003 (2022-12-12) a bulk sync with dest_configuration is accepted', asy
 });
 
 for (const version of ['2025-09-18', '2022-12-12'] as const) {
-  test(`VER-004 (${version}) the other version's spelling alone is not taken silently`, async (t) => {
+  check(`VER-004 (${version}) the other version's spelling alone is not taken silently`, async (t) => {
     const right = spellingFor(version);
     const wrong = otherSpelling(right);
     const source = await need(t, 'a source with cached schemas', cachedSourceId);
@@ -44,7 +44,7 @@ for (const version of ['2025-09-18', '2022-12-12'] as const) {
   });
 }
 
-test('VER-005 without X-Service-Version the profile\'s default version is served', async (t) => {
+check('VER-005 without X-Service-Version the profile\'s default version is served', async (t) => {
   const version = profile().versions?.default;
   if (!version) t.skip('what the service does when the header is omitted is not shown, and the profile gives no versions.default');
   const spelling = await need(t, `the spelling of ${version}`, async () => spellingFor(version!));
@@ -54,7 +54,7 @@ test('VER-005 without X-Service-Version the profile\'s default version is served
   expectStatus(res, is2xx, `POST /api/bulk/syncs without X-Service-Version, spelled as ${version} spells it (${spelling})`);
 });
 
-test('VER-006 (2021-05-23) the spelling the profile names is accepted', async (t) => {
+check('VER-006 (2021-05-23) the spelling the profile names is accepted', async (t) => {
   const spelling = profile().versions?.spelling2021;
   if (!spelling) t.skip('the spelling of 2021-05-23 is not shown and the profile gives no versions.spelling2021');
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
@@ -63,7 +63,7 @@ test('VER-006 (2021-05-23) the spelling the profile names is accepted', async (t
   expectStatus(res, is2xx, `POST /api/bulk/syncs under 2021-05-23 with ${spelling}`);
 });
 
-test('VER-007 an unknown X-Service-Version is answered with the profile\'s status', async (t) => {
+check('VER-007 an unknown X-Service-Version is answered with the profile\'s status', async (t) => {
   const status = profile().versions?.unknownStatus;
   if (status === undefined) t.skip('the answer to an unknown version is not shown and the profile gives no versions.unknownStatus');
   const id = await need(t, 'a bulk sync to read', bulkSyncId);

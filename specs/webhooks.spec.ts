@@ -1,9 +1,10 @@
-import { afterAll, test, type TestContext } from 'vitest';
+import { afterAll, type TestContext } from 'vitest';
 import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
 import { validate } from '../src/schemas.ts';
 import { need, redactor, settings } from '../src/suite/context.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
 import { FIELDS, scenario, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+import { check } from '../src/suite/check.ts';
 
 // Spec › Events (sync.records deliveries), Webhook connection and its advanced sync settings,
 // Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
@@ -37,27 +38,27 @@ const records = (d: Delivery): Array<{ hash?: unknown; fields?: Record<string, u
   ((d.json as { object?: { records?: unknown } } | undefined)?.object?.records as never) ?? [];
 const deliveredIds = (ds: Delivery[]) => ds.flatMap((d) => records(d).map((r) => String(r.fields?.id)));
 
-test('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
+check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
   const s = await given(t, main);
   each(s, (d) => (d.method !== 'POST' ? `method ${d.method}` : undefined));
 });
 
-test('WH-002 the delivery body is a gzip stream', async (t) => {
+check('WH-002 the delivery body is a gzip stream', async (t) => {
   const s = await given(t, main);
   each(s, (d) => (!d.gzip ? 'the body does not start with the gzip magic bytes' : d.violations.find((v) => /gzip|inflated/.test(v))));
 });
 
-test('WH-003 Content-Type is application/json', async (t) => {
+check('WH-003 Content-Type is application/json', async (t) => {
   const s = await given(t, main);
   each(s, (d) => (/^application\/json(\s*;.*)?$/i.test(d.headers['content-type'] ?? '') ? undefined : `Content-Type ${JSON.stringify(d.headers['content-type'] ?? null)}`));
 });
 
-test('WH-004 Accept-Encoding includes gzip', async (t) => {
+check('WH-004 Accept-Encoding includes gzip', async (t) => {
   const s = await given(t, main);
   each(s, (d) => (/(^|[\s,])gzip($|[\s,;])/i.test(d.headers['accept-encoding'] ?? '') ? undefined : `Accept-Encoding ${JSON.stringify(d.headers['accept-encoding'] ?? null)}`));
 });
 
-test('WH-005 Content-Length is present and equals the body bytes received', async (t) => {
+check('WH-005 Content-Length is present and equals the body bytes received', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const header = d.headers['content-length'];
@@ -66,7 +67,7 @@ test('WH-005 Content-Length is present and equals the body bytes received', asyn
   });
 });
 
-test('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (t) => {
+check('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const errors = validate('webhook-delivery-headers.schema.json#/properties/service-signature-timestamp', d.headers['service-signature-timestamp']);
@@ -74,7 +75,7 @@ test('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (t
   });
 });
 
-test('WH-007 Service-Signature-Timestamp is within the freshness tolerance of arrival', async (t) => {
+check('WH-007 Service-Signature-Timestamp is within the freshness tolerance of arrival', async (t) => {
   const s = await given(t, main);
   const tolerance = settings().timestampToleranceS;
   each(s, (d) => {
@@ -85,7 +86,7 @@ test('WH-007 Service-Signature-Timestamp is within the freshness tolerance of ar
   });
 });
 
-test('WH-008 Authorization is Bearer <the secret returned at creation>, the same on every delivery', async (t) => {
+check('WH-008 Authorization is Bearer <the secret returned at creation>, the same on every delivery', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const auth = d.headers.authorization;
@@ -94,7 +95,7 @@ test('WH-008 Authorization is Bearer <the secret returned at creation>, the same
   });
 });
 
-test('WH-009 User-Agent is a service name followed by a release label', async (t) => {
+check('WH-009 User-Agent is a service name followed by a release label', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const errors = validate('webhook-delivery-headers.schema.json#/properties/user-agent', d.headers['user-agent']);
@@ -102,7 +103,7 @@ test('WH-009 User-Agent is a service name followed by a release label', async (t
   });
 });
 
-test('WH-010 the body is JSON of the delivery shape with event sync.records', async (t) => {
+check('WH-010 the body is JSON of the delivery shape with event sync.records', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     if (d.json === undefined) return `the body is not JSON${d.violations.length ? ` (${d.violations.join(', ')})` : ''}`;
@@ -111,7 +112,7 @@ test('WH-010 the body is JSON of the delivery shape with event sync.records', as
   });
 });
 
-test('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
+check('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const o = (d.json as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
@@ -121,7 +122,7 @@ test('WH-011 object.id and object.name are the sync\'s id and configured name', 
   });
 });
 
-test('WH-012 each record holds exactly the selected fields, under their target names, with the source values', async (t) => {
+check('WH-012 each record holds exactly the selected fields, under their target names, with the source values', async (t) => {
   const s = await given(t, main);
   const names = FIELDS.map((f) => f.target).sort();
   // Each delivery is compared with the rows as they were when its run started.
@@ -139,7 +140,7 @@ test('WH-012 each record holds exactly the selected fields, under their target n
   });
 });
 
-test('WH-013 hash is determined by the field pairs: same pairs same hash in any order, other values other hashes', async (t) => {
+check('WH-013 hash is determined by the field pairs: same pairs same hash in any order, other values other hashes', async (t) => {
   const s = await given(t, main);
   const reversed = await need(t, 'a second sync over the same source with the fields in reverse order', () =>
     scenario('hash-order', { rows: 0, sourceOf: 'main', fields: [...FIELDS].reverse() }));
@@ -168,7 +169,7 @@ test('WH-013 hash is determined by the field pairs: same pairs same hash in any 
   }
 });
 
-test('WH-014 object.metadata holds exactly the sync\'s Metadata pairs', async (t) => {
+check('WH-014 object.metadata holds exactly the sync\'s Metadata pairs', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
     const o = (d.json as { object?: { metadata?: unknown } } | undefined)?.object;
@@ -182,7 +183,7 @@ function sortKeys(v: unknown): unknown {
   return v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v;
 }
 
-test('WH-015 a delivery holds at most the batch size: 100 by default, the sync\'s setting when set', async (t) => {
+check('WH-015 a delivery holds at most the batch size: 100 by default, the sync\'s setting when set', async (t) => {
   const s = await given(t, main);
   each(s, (d) => (records(d).length <= 100 ? undefined : `${records(d).length} records with the default batch size 100`));
   const small = await need(t, 'a sync with batch size 7', () => scenario('batch-7', { rows: 50, sync: { batchSize: 7 } }));
@@ -191,7 +192,7 @@ test('WH-015 a delivery holds at most the batch size: 100 by default, the sync\'
   if (small.runs[0]!.deliveries.length < 8) fail(`50 rows with batch size 7 came in ${small.runs[0]!.deliveries.length} deliveries`, small.runs[0]!.deliveries);
 });
 
-test('WH-016 within a run every row arrives exactly once: none lost, none duplicated', async (t) => {
+check('WH-016 within a run every row arrives exactly once: none lost, none duplicated', async (t) => {
   const s = await given(t, main);
   const small = await need(t, 'a sync with batch size 7', () => scenario('batch-7', { rows: 50, sync: { batchSize: 7 } }));
   // The first run of a sync delivers every row (Spec › What the service does 3), so what it must hold is known.
@@ -209,7 +210,7 @@ test('WH-016 within a run every row arrives exactly once: none lost, none duplic
   }
 });
 
-test('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
+check('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
   const s = await given(t, main);
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
   const original = [...s.rows.keys()].filter((id) => !id.startsWith('n'));
@@ -222,7 +223,7 @@ test('WH-017 differential: the first run delivers every row, a later run only ne
   }
 });
 
-test('WH-018 with full sync on, every run delivers every row', async (t) => {
+check('WH-018 with full sync on, every run delivers every row', async (t) => {
   const s = await given(t, () => scenario('full-sync', { rows: 30, sync: { syncAllRecords: true }, later: [{ change: 0, add: 0 }] }));
   // The first run delivers every row in any mode; full sync shows in the runs after it.
   for (const [i, r] of s.runs.entries()) {
@@ -232,7 +233,7 @@ test('WH-018 with full sync on, every run delivers every row', async (t) => {
   }
 });
 
-test('WH-019 with skip backfill on, the first run delivers no existing row, a later run only differences', async (t) => {
+check('WH-019 with skip backfill on, the first run delivers no existing row, a later run only differences', async (t) => {
   const s = await need(t, 'a sync with skip backfill', () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true }, later: [{ change: 0, add: 4 }] }));
   const first = deliveredIds(s.runs[0]!.deliveries);
   if (first.length > 0) fail(`the first run delivered ${first.length} pre-existing rows`, s.runs[0]!.deliveries);
@@ -246,11 +247,11 @@ async function answerFailsRun(t: TestContext, status: number): Promise<void> {
   if (!outcome.failed) fail(`the receiver answered ${status} and the run ended ${JSON.stringify(outcome.status)}`, s.runs[0]!.deliveries);
 }
 
-test('WH-020 a 400 answer from the receiver makes the run appear as failed', (t) => answerFailsRun(t, 400));
+check('WH-020 a 400 answer from the receiver makes the run appear as failed', (t) => answerFailsRun(t, 400));
 
-test('WH-021 a 503 answer from the receiver makes the run appear as failed', (t) => answerFailsRun(t, 503));
+check('WH-021 a 503 answer from the receiver makes the run appear as failed', (t) => answerFailsRun(t, 503));
 
-test('WH-022 with capture on (default) each request and response is logged; with capture off none is', async (t) => {
+check('WH-022 with capture on (default) each request and response is logged; with capture off none is', async (t) => {
   const on = await given(t, main);
   const log = on.runs[0]!.outcome.captured;
   const sent = on.runs[0]!.deliveries.length;

@@ -1,4 +1,4 @@
-import type { AdapterContext, AdapterFactory, RunOutcome, TargetAdapter } from './types.ts';
+import type { AdapterContext, RunOutcome, TargetAdapter } from './types.ts';
 
 // Drives the reference, and any target shaped like the real service: webhook connections and model
 // syncs through the service API (POST /api/connections, /api/syncs, /api/syncs/{id}/executions),
@@ -72,5 +72,3 @@ export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
     },
   };
 }
-
-export const createReferenceAdapter: AdapterFactory = referenceAdapter;

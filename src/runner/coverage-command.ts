@@ -23,7 +23,7 @@ export async function coverage(): Promise<Coverage[]> {
   const sources = readdirSync(dir).filter((f) => /\.spec\.[jt]s$/.test(f)).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
   const { faultCatalogue } = await import('../reference/faults.ts');
   return loadRequirements().map((requirement) => {
-    const titled = new RegExp(`test\\(\\s*[\`'"]${requirement.id}\\b`, 'g');
+    const titled = new RegExp(`check\\(\\s*[\`'"]${requirement.id}\\b`, 'g');
     return {
       requirement,
       checks: (sources.match(titled) ?? []).length,

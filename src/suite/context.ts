@@ -1,5 +1,5 @@
 import { inject, type TestContext } from 'vitest';
-import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
+import { ApiClient, type ApiResponse } from '../client/http-client.ts';
 import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
 import { Redactor } from '../report/redact.ts';
 import { checkSeed, type RunSettings } from '../runner/settings.ts';
@@ -105,8 +105,7 @@ export async function need<T>(t: TestContext, what: string, get: () => Promise<T
     return await get();
   } catch (error) {
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
-    t.skip(redactor().text(`precondition not met: ${what}: ${message}`));
-    throw error;
+    return t.skip(redactor().text(`precondition not met: ${what}: ${message}`));
   }
 }
 
@@ -174,8 +173,4 @@ export function once<T>(key: string, make: () => Promise<T>): Promise<T> {
 /** A connection of a kind to use, not to test: the profile's existing one, or one made for the run. */
 export function connectionOf(kind: KindName): Promise<string> {
   return once(`connection:${kind}`, async () => kindProfile(kind).existingId ?? (await createConnection(kind)).id);
-}
-
-export function isTransport(error: unknown): error is TransportError {
-  return error instanceof TransportError;
 }
