@@ -1,6 +1,6 @@
 // The 100,000-row measure of issue 4: a source of 100k rows delivered by the reference in batches
 // of 100 to the capturing receiver, each delivery verified as it arrives (streaming, nothing kept
-// but ids), reporting wall time and memory. Run: node bench/webhook-100k.ts [rows]
+// but ids), reporting wall time and memory. Run: node --expose-gc bench/webhook-100k.ts [rows]
 import { referenceAdapter } from '../src/adapters/reference-adapter.ts';
 import { startReceiver } from '../src/receiver/index.ts';
 import { startReference } from '../src/reference/index.ts';
@@ -51,14 +51,20 @@ const sync = await adapter.createModelSync({
   name: 'bench-sync', connectionId: connection.id, sourceId: source.id, batchSize: 100, recordRequests: false,
   fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }, { source: 'score', target: 'score' }, { source: 'active', target: 'active' }],
 });
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+collect();
 const heapBefore = process.memoryUsage().heapUsed;
 const started = performance.now();
 const run = await adapter.startRun(sync.id);
 const outcome = await adapter.waitForRun(sync.id, run.id, 120_000);
 const seconds = (performance.now() - started) / 1000;
 clearInterval(sample);
+const distinct = seen.size;
+seen.clear();
+collect();
+const liveAfter = process.memoryUsage().heapUsed;
 const mib = (n: number) => (n / 2 ** 20).toFixed(0);
-console.log(`rows ${rows}: run ${outcome.status} in ${seconds.toFixed(2)} s; ${receiver.deliveries().length} deliveries, ${records} records, ${seen.size} distinct ids, ${invalid} invalid deliveries`);
-console.log(`heap before the run ${mib(heapBefore)} MiB, peak during it ${mib(peakHeap)} MiB; peak RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB (reference, receiver and verifier in one process)`);
+console.log(`rows ${rows}: run ${outcome.status} in ${seconds.toFixed(2)} s; ${receiver.deliveries().length} deliveries, ${records} records, ${distinct} distinct ids, ${invalid} invalid deliveries`);
+console.log(`live heap before the run ${mib(heapBefore)} MiB, after it ${mib(liveAfter)} MiB (after GC), peak during it ${mib(peakHeap)} MiB; peak RSS ${mib(process.resourceUsage().maxRSS * 1024)} MiB (reference, receiver and verifier in one process)`);
 await receiver.close();
 await ref.close();
