@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { checkAdapterFile } from '../adapters/load.ts';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
@@ -108,6 +108,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   const adapterPath = flags.adapter ? await checkAdapterFile(flags.adapter) : undefined;
   const { profile, secrets, source: profileSource } = chooseProfile(flags.profile, embedded);
   const reportsDir = resolve(flags.reports ?? 'reports');
+  ensureWritable(reportsDir);
 
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   if (embedded) {
@@ -147,6 +148,26 @@ export async function runCommand(argv: string[]): Promise<number> {
     return summarize(run).failed > 0 ? EXIT.checkFailed : EXIT.ok;
   } finally {
     await reference?.close();
+  }
+}
+
+/** Checked before the run: a report folder that cannot be written is a usage error, not a lost run. */
+function ensureWritable(dir: string): void {
+  try {
+    // One level at a time: Node's recursive mkdirSync never returns for some paths (under /proc).
+    const missing: string[] = [];
+    let existing = dir;
+    while (!existsSync(existing)) {
+      missing.unshift(existing);
+      existing = dirname(existing);
+    }
+    for (const level of missing) mkdirSync(level);
+    accessSync(dir, constants.W_OK);
+    const probe = join(dir, `.dssc-write-probe-${process.pid}`);
+    writeFileSync(probe, '');
+    rmSync(probe);
+  } catch (error) {
+    throw new UsageError(`--reports ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

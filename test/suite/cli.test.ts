@@ -22,6 +22,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--profile', '/nonexistent/profile.json'], /profile .*no such file/],
     [['run', '--adapter', '/nonexistent/adapter.mjs'], /--adapter .*no such file/],
     [['frobnicate'], /unknown command 'frobnicate'/],
+    [['run', '--reports', '/proc/dssc-cannot-write-here'], /--reports .*cannot write there/],
   ])('%j', async (args, message) => {
     const run = await runCli(args as string[]);
     expect(run.code).toBe(2);
