@@ -3,6 +3,7 @@ import type { TestContext } from 'vitest';
 import { arbitraryFor } from '../src/generators/from-schema.ts';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { atPointer, type KindName } from '../src/profile/profile.ts';
+import { validate } from '../src/schemas.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, Unmet } from '../src/suite/context.ts';
 import { expectStatus, fail, is2xx } from '../src/suite/expect.ts';
 import { check } from '../src/suite/check.ts';
@@ -54,14 +55,9 @@ for (const kind of ['crm', 'marketing'] as const) {
 function checkAuthUrl(res: Awaited<ReturnType<ReturnType<typeof api>['post']>>): void {
   const pointer = profile().pointers?.authUrl ?? '/data/auth_url';
   const url = atPointer(res.json, pointer);
-  if (typeof url !== 'string') fail(`no auth_url string at ${pointer} of the response`, res);
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(url);
-  } catch {
-    fail(`auth_url ${JSON.stringify(url)} is not a URL`, res);
-  }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') fail(`auth_url must be a web URL a person opens, got ${parsed.protocol}`, res);
+  if (url === undefined) fail(`no auth_url at ${pointer} of the response`, res);
+  const errors = validate('connection-response.schema.json#/$defs/authUrl', url);
+  if (errors.length > 0) fail(`auth_url ${JSON.stringify(url)} is not a web URL a person can open: ${errors.join('; ')}`, res);
 }
 
 check('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {
