@@ -18,6 +18,14 @@ export function loadRequirements(): Requirement[] {
   return (JSON.parse(readFileSync(file, 'utf8')) as { requirements: Requirement[] }).requirements;
 }
 
+export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error' | 'expected-fail' | 'stale';
+/**
+ * profile: the profile does not answer what the check needs; unsupported: the profile or adapter
+ * declares the capability unsupported; not-observable: the target's behaviour could not be seen;
+ * precondition: something the check builds on failed; not-selected: left out by --only.
+ */
+export type SkipClass = 'profile' | 'unsupported' | 'not-observable' | 'precondition' | 'not-selected';
+
 /** One check's outcome: the event every report is made from. */
 export interface CheckResult {
   id: string;
@@ -26,9 +34,18 @@ export interface CheckResult {
   area: string;
   level: Level | 'UNKNOWN';
   section: string;
-  status: 'passed' | 'failed' | 'skipped';
-  /** Why it was skipped (missing profile answer, precondition, not observed). */
+  /**
+   * passed / failed; skipped (see skipClass); error: no judgeable answer (timeout, throttled past
+   * the retry budget, transport failure, interrupted); expected-fail: failed and listed in the
+   * baseline; stale: listed in the baseline but passed (fails the run: remove the entry).
+   */
+  status: CheckStatus;
+  /** Why it was skipped or errored (missing profile answer, precondition, not observed, timeout). */
   reason?: string;
+  /** For a skip: which kind of skip (only 'unsupported' and 'not-selected' leave a requirement judged). */
+  skipClass?: SkipClass;
+  /** The baseline entry that matched this check (expected-fail, stale). */
+  baseline?: { reason: string; until?: string };
   /** Failure message: evidence, redacted. */
   message?: string;
   durationMs: number;
