@@ -1,4 +1,4 @@
-import type { AuthMode } from '../src/client/http-client.ts';
+import type { ApiResponse, AuthMode } from '../src/client/http-client.ts';
 import { api, connectionBody, profile, settings, unknownId } from '../src/suite/context.ts';
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
@@ -6,31 +6,57 @@ import { check } from '../src/suite/check.ts';
 
 // Spec › Authentication 1–3; Endpoints: 'Every endpoint requires authentication'.
 
-/** The two endpoints whose error responses list 403 (Errors › Status codes per endpoint). */
-async function listing403() {
-  const bulk = await bulkSyncId().catch(() => unknownId('bulk'));
-  const sync = await modelSyncId().catch(() => unknownId('sync'));
+interface Probe {
+  what: string;
+  send: (auth: AuthMode) => Promise<ApiResponse>;
+}
+
+/**
+ * The answer an authenticated caller gets: 2xx, or a 4xx that judges the request itself (404 for an
+ * unknown id, 400 for a body). A 3xx, 401, 403, 407, 429 or 5xx is not acceptance (README ›
+ * Interpretations: 'accepted').
+ */
+const accepted = (s: number) => (s >= 200 && s < 300) || (s >= 400 && s < 500 && ![401, 403, 407, 429].includes(s));
+const ACCEPTED = '2xx, or a 4xx other than 401, 403, 407 and 429';
+
+/**
+ * The two endpoints whose error responses list 403 (Errors › Status codes per endpoint), on the
+ * run's own resources when they exist, else on unknown ids.
+ */
+async function listing403(): Promise<Probe[]> {
+  const bulk = await bulkSyncId().catch(() => undefined);
+  const sync = await modelSyncId().catch(() => undefined);
+  const bulkId = bulk ?? unknownId('bulk');
+  const syncId = sync ?? unknownId('sync');
   return [
-    { what: 'GET /api/bulk/syncs/{id}/error-handling', send: (auth: AuthMode) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulk)}/error-handling`, { auth }) },
-    { what: 'PUT /api/syncs/{id}/error-handling', send: (auth: AuthMode) => api().put(`/api/syncs/${encodeURIComponent(sync)}/error-handling`, {}, { auth }) },
+    { what: `GET /api/bulk/syncs/{${bulk ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulkId)}/error-handling`, { auth }) },
+    { what: `PUT /api/syncs/{${sync ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {}, { auth }) },
   ];
 }
 
-const accepted = (s: number) => s !== 401 && s !== 403;
+/**
+ * AUTH-001 and AUTH-002 also judge the one operation a valid key must be able to do whatever the
+ * resources: creating a connection from the profile. A 302, 429 or 5xx is not acceptance.
+ */
+function creation(): Probe[] {
+  const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => profile().kinds?.[k]?.configuration);
+  if (!kind) return [];
+  return [{ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }) }];
+}
 
-check('AUTH-001 Authorization: Bearer <user API key> is accepted', async (t) => {
-  for (const endpoint of await listing403()) {
+check('AUTH-001 Authorization: Bearer <user API key> is accepted', async () => {
+  for (const endpoint of [...creation(), ...(await listing403())]) {
     const res = await endpoint.send('bearer');
-    expectStatus(res, accepted, `${endpoint.what} with the Bearer API key`);
+    if (!accepted(res.status)) fail(`${endpoint.what} with the Bearer API key: expected the answer an authenticated caller gets (${ACCEPTED}), got ${res.status}`, res);
   }
 });
 
 check('AUTH-002 Authorization: Basic with the organization key, composed as the profile says, is accepted', async (t) => {
   if (!settings().orgKey) t.skip('no organization key was given (--org-key or DSS_ORG_KEY)');
   if (!settings().profile.auth?.basic) t.skip('the Basic composition is not shown and the profile gives no auth.basic');
-  for (const endpoint of await listing403()) {
+  for (const endpoint of [...creation(), ...(await listing403())]) {
     const res = await endpoint.send('basic');
-    expectStatus(res, accepted, `${endpoint.what} with Basic (${settings().profile.auth?.basic})`);
+    if (!accepted(res.status)) fail(`${endpoint.what} with Basic (${settings().profile.auth?.basic}): expected the answer an authenticated caller gets (${ACCEPTED}), got ${res.status}`, res);
   }
 });
 

@@ -4,6 +4,7 @@ export const EXIT = {
   checkFailed: 1,
   usage: 2,
   unreachable: 3,
+  incomplete: 4,
 } as const;
 
 /** A mistake in flags, a profile or an adapter: printed as one line, exit 2, never a stack trace. */

@@ -9,7 +9,8 @@ commands:
   coverage   list requirements with their level and the checks that cover them
 
 'dss-conformance <command> --help' documents each command's flags.
-exit codes: 0 ok, 1 a check failed, 2 usage/profile/config error, 3 target unreachable`;
+exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/profile/adapter/config error, 3 target unreachable,
+4 INCOMPLETE (0 with run --allow-incomplete), 70 internal error`;
 
 type Command = (argv: string[]) => Promise<number>;
 

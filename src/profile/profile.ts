@@ -28,6 +28,8 @@ export interface Profile {
   errorHandling?: { putNull?: 'unchanged' | 'clear' };
   modelSync?: { existingId?: string; path?: string; connectionKind?: KindName; request?: Record<string, unknown> };
   bulkSync?: { existingId?: string };
+  /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */
+  unsupported?: Record<string, string>;
 }
 
 export const profileSchemaPath = join(fixturesDir, 'profiles', 'profile.schema.json');

@@ -1,5 +1,6 @@
 import type { Redactor } from './redact.ts';
 import { replayCommand, summarize, type RunResult } from './results.ts';
+import { verdictLine } from './verdict.ts';
 
 // JUnit XML as Jenkins, GitLab and GitHub test reporters read it: one <testsuite> per spec area,
 // one <testcase> per check named by its requirement ID.
@@ -27,45 +28,65 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
   const areas = new Map<string, RunResult['checks']>();
   for (const c of run.checks) areas.set(c.area, [...(areas.get(c.area) ?? []), c]);
   const total = summarize(run);
+  // Run-level problems (errors outside checks, expired baseline entries, an aborted run) are
+  // testcases of their own, so a JUnit consumer that reads only testcases still sees them.
+  const runCases = [
+    ...run.errors.map((e) => ({ kind: 'error' as const, text: e })),
+    ...(run.problems ?? []).map((p) => ({ kind: 'failure' as const, text: p })),
+    ...(run.aborted ? [{ kind: 'error' as const, text: run.aborted.message }] : []),
+  ];
+  const failures = total.failed + runCases.filter((c) => c.kind === 'failure').length;
+  const errors = total.error - run.errors.length + runCases.filter((c) => c.kind === 'error').length;
+  const properties = [
+    ['verdict', run.verdict ? verdictLine(run.verdict) : 'verdict: none'],
+    ['target', run.target],
+    ['profile', run.profile],
+    ['seed', String(run.seed)],
+    ['run-id', run.runId],
+    ...(run.interrupted ? [['interrupted', run.interrupted]] : []),
+  ] as const;
   const out = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="dss-conformance" tests="${run.checks.length + run.errors.length}" failures="${total.failed - run.errors.length}" errors="${run.errors.length}" skipped="${total.skipped}" time="${seconds(run.durationMs)}" timestamp="${escape(run.startedAt)}">`,
+    `<testsuites name="dss-conformance" tests="${run.checks.length + runCases.length}" failures="${failures}" errors="${errors}" time="${seconds(run.durationMs)}">`,
   ];
-  for (const [area, checks] of areas) {
-    const failures = checks.filter((c) => c.status === 'failed').length;
-    const skipped = checks.filter((c) => c.status === 'skipped').length;
-    const time = checks.reduce((s, c) => s + c.durationMs, 0);
-    out.push(`  <testsuite name="${escape(area)}" tests="${checks.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(time)}" timestamp="${escape(run.startedAt)}">`);
+  const propertyLines = () => {
     out.push('    <properties>');
-    for (const [name, value] of [['target', run.target], ['profile', run.profile], ['seed', String(run.seed)], ['run-id', run.runId]] as const) {
-      out.push(`      <property name="${name}" value="${escape(redactor.text(value))}"/>`);
-    }
+    for (const [name, value] of properties) out.push(`      <property name="${name}" value="${escape(redactor.text(value))}"/>`);
     out.push('    </properties>');
+  };
+  for (const [area, checks] of areas) {
+    const count = (...s: string[]) => checks.filter((c) => s.includes(c.status)).length;
+    const time = checks.reduce((s, c) => s + c.durationMs, 0);
+    out.push(`  <testsuite name="${escape(area)}" tests="${checks.length}" failures="${count('failed', 'stale')}" errors="${count('error')}" skipped="${count('skipped', 'expected-fail')}" time="${seconds(time)}" timestamp="${escape(run.startedAt.replace(/\.\d+Z$/, ''))}">`);
+    propertyLines();
     for (const c of checks) {
       const open = `    <testcase classname="dss-conformance.${escape(area)}" name="${escape(c.title)}" time="${seconds(c.durationMs)}"`;
       if (c.status === 'passed') {
         out.push(`${open}/>`);
-      } else if (c.status === 'skipped') {
-        out.push(`${open}>`, `      <skipped message="${escape(redactor.text(c.reason ?? 'skipped'))}"/>`, '    </testcase>');
+      } else if (c.status === 'skipped' || c.status === 'expected-fail') {
+        const reason = c.status === 'expected-fail' ? `expected failure (baseline: ${c.baseline?.reason ?? ''}): ${(c.message ?? '').split('\n')[0]}` : `${c.skipClass ?? 'skipped'}: ${c.reason ?? 'skipped'}`;
+        // GitLab shows the element text, Jenkins the attribute: both carry the reason.
+        out.push(`${open}>`, `      <skipped message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
+      } else if (c.status === 'error') {
+        const reason = c.reason ?? 'no judgeable answer';
+        out.push(`${open}>`, `      <error message="${escape(redactor.text(reason.split('\n')[0] ?? reason))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c.id)}`))}</error>`, '    </testcase>');
       } else {
-        const body = [
-          `${c.id} [${c.level}] ${c.section}`,
-          '',
-          c.message ?? '(no message)',
-          '',
-          `replay: ${replayCommand(run, c.id)}`,
-        ].join('\n');
-        const first = (c.message ?? 'failed').split('\n')[0] ?? 'failed';
+        const message = c.status === 'stale' ? c.reason ?? 'stale baseline entry' : c.message ?? '(no message)';
+        const body = [`${c.id} [${c.level}] ${c.section}`, '', message, '', `replay: ${replayCommand(run, c.id)}`].join('\n');
+        const first = message.split('\n')[0] ?? 'failed';
         out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
       }
     }
     if (area === 'webhooks' && run.deliveries) out.push(`    <system-out>${escape(redactor.text(deliveryLines(run)))}</system-out>`);
     out.push('  </testsuite>');
   }
-  if (run.errors.length > 0) {
-    out.push(`  <testsuite name="run" tests="${run.errors.length}" failures="0" errors="${run.errors.length}" skipped="0" time="0">`);
-    run.errors.forEach((e, i) => {
-      out.push(`    <testcase classname="dss-conformance.run" name="run error ${i + 1}" time="0">`, `      <error message="${escape(redactor.text(e.split('\n')[0] ?? e))}">${escape(redactor.text(e))}</error>`, '    </testcase>');
+  if (runCases.length > 0 || areas.size === 0) {
+    const failed = runCases.filter((c) => c.kind === 'failure').length;
+    out.push(`  <testsuite name="run" tests="${runCases.length}" failures="${failed}" errors="${runCases.length - failed}" skipped="0" time="0">`);
+    propertyLines();
+    runCases.forEach((c, i) => {
+      const first = escape(redactor.text(c.text.split('\n')[0] ?? c.text));
+      out.push(`    <testcase classname="dss-conformance.run" name="run ${c.kind} ${i + 1}" time="0">`, `      <${c.kind} message="${first}">${escape(redactor.text(c.text))}</${c.kind}>`, '    </testcase>');
     });
     out.push('  </testsuite>');
   }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.ts';
+import type { RunVerdict } from './verdict.ts';
 
 export type Level = 'MUST' | 'INFERRED' | 'PROFILE';
 
@@ -65,6 +66,16 @@ export interface RunResult {
   errors: string[];
   /** Every request the capturing receiver got (secrets redacted), when webhook checks ran. */
   deliveries?: DeliveryRecord[] | undefined;
+  /** Why the run stopped early (a signal, the --max-duration budget); unfinished requirements are errors. */
+  interrupted?: string | undefined;
+  /** Why no check ran at all (exit 2 or 3): the run's one line. */
+  aborted?: { exitCode: number; message: string } | undefined;
+  /** Run-level problems that fail the run besides checks (expired baseline entries). */
+  problems?: string[] | undefined;
+  /** The baseline file applied, and its entries that matched no check. */
+  baseline?: { file: string; unmatched: string[] } | undefined;
+  /** The requirement roll-up and the run verdict, computed from the checks above. */
+  verdict?: RunVerdict | undefined;
 }
 
 export interface DeliveryRecord {
@@ -81,9 +92,18 @@ export interface DeliveryRecord {
   status: number;
 }
 
-export function summarize(run: RunResult): { passed: number; failed: number; skipped: number } {
-  const count = (s: CheckResult['status']) => run.checks.filter((c) => c.status === s).length;
-  return { passed: count('passed'), failed: count('failed') + run.errors.length, skipped: count('skipped') };
+export interface Counts {
+  passed: number;
+  failed: number;
+  skipped: number;
+  error: number;
+  expectedFail: number;
+}
+
+/** Check counts; a stale baseline entry counts as a failure, run errors as errors. */
+export function summarize(run: RunResult): Counts {
+  const count = (...s: CheckStatus[]) => run.checks.filter((c) => s.includes(c.status)).length;
+  return { passed: count('passed'), failed: count('failed', 'stale'), skipped: count('skipped'), error: count('error') + run.errors.length, expectedFail: count('expected-fail') };
 }
 
 /** `npx dss-conformance run … --only ID`: what reproduces one check. */

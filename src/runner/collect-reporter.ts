@@ -2,17 +2,26 @@ import { basename } from 'node:path';
 import type { Reporter, TestModule, TestCase } from 'vitest/node';
 import type { Redactor } from '../report/redact.ts';
 import type { CheckResult, Requirement } from '../report/results.ts';
+import { classifySkip } from '../report/verdict.ts';
+import { UNJUDGEABLE } from '../suite/check.ts';
 
 const ID = /^([A-Z]+-\d{3})\b/;
 
-/** Turns vitest's test results into CheckResults: the one event shape every report consumes. */
+const areaOf = (moduleId: string) => basename(moduleId).replace(/\.spec\.[cm]?[jt]s$/, '');
+
+/**
+ * Turns vitest's test results into CheckResults, the one shape every report consumes. Each check
+ * is kept as it finishes, so an interrupted run still reports what it judged.
+ */
 export class CollectReporter implements Reporter {
   readonly checks: CheckResult[] = [];
   readonly errors: string[] = [];
+  /** Called with each check as it finishes (live console). */
+  onCheck: ((check: CheckResult) => void) | undefined;
   private readonly requirements: Map<string, Requirement>;
   private readonly redactor: Redactor;
-
   private readonly selected: RegExp | undefined;
+  private readonly seen = new Set<string>();
 
   /** selected: the --only filter; checks it leaves out are not results at all. */
   constructor(requirements: Requirement[], redactor: Redactor, selected?: RegExp) {
@@ -21,16 +30,27 @@ export class CollectReporter implements Reporter {
     this.selected = selected;
   }
 
+  onTestCaseResult(test: TestCase): void {
+    this.keep(test);
+  }
+
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<{ message?: string; stack?: string }>): void {
     for (const module of modules) {
-      const area = basename(module.moduleId).replace(/\.spec\.[cm]?[jt]s$/, '');
-      for (const error of module.errors()) this.errors.push(this.redactor.text(`${area}: ${error.message}`));
-      for (const test of module.children.allTests()) {
-        if (this.selected && !this.selected.test(test.name)) continue;
-        this.checks.push(this.toCheck(test, area));
-      }
+      for (const error of module.errors()) this.errors.push(this.redactor.text(`${areaOf(module.moduleId)}: ${error.message}`));
+      for (const test of module.children.allTests()) this.keep(test);
     }
     for (const e of unhandled) this.errors.push(this.redactor.text(e.message ?? String(e)));
+  }
+
+  private keep(test: TestCase): void {
+    if (this.seen.has(test.id)) return;
+    if (this.selected && !this.selected.test(test.name)) return;
+    const state = test.result().state;
+    if (state === 'pending') return;
+    this.seen.add(test.id);
+    const check = this.toCheck(test, areaOf(test.module.moduleId));
+    this.checks.push(check);
+    this.onCheck?.(check);
   }
 
   private toCheck(test: TestCase, area: string): CheckResult {
@@ -47,10 +67,12 @@ export class CollectReporter implements Reporter {
     };
     if (result.state === 'passed') return { ...base, status: 'passed' };
     if (result.state === 'failed') {
-      const message = (result.errors ?? []).map((e) => e.message).join('\n\n');
-      return { ...base, status: 'failed', message: this.redactor.text(message) };
+      const messages = (result.errors ?? []).map((e) => e.message);
+      const unjudgeable = messages.find((m) => m.startsWith(UNJUDGEABLE));
+      if (unjudgeable) return { ...base, status: 'error', reason: this.redactor.text(unjudgeable.slice(UNJUDGEABLE.length)) };
+      return { ...base, status: 'failed', message: this.redactor.text(messages.join('\n\n')) };
     }
-    const reason = result.state === 'skipped' ? result.note : undefined;
-    return { ...base, status: 'skipped', reason: this.redactor.text(reason ?? (result.state === 'pending' ? 'not run' : 'skipped')) };
+    const reason = this.redactor.text((result.state === 'skipped' ? result.note : undefined) ?? 'skipped');
+    return { ...base, status: 'skipped', reason, skipClass: classifySkip(reason) };
   }
 }

@@ -1,25 +1,48 @@
 import { UnreachableError } from '../cli-errors.ts';
-import { ApiClient, TransportError, closeSharedAgent } from '../client/http-client.ts';
+import { ApiClient, TransportError, closeSharedAgent, type ApiRequest } from '../client/http-client.ts';
 import type { Redactor } from '../report/redact.ts';
 import type { RunSettings } from './settings.ts';
 
+export interface PreflightResult {
+  /** A one-line note when the API key itself looks refused; the run still goes on (AUTH-001 judges it). */
+  hint?: string;
+}
+
 /**
- * One request before any check: a target that is down, or answers something other than HTTP with a
- * JSON body, stops the run with exit 3 and one line, instead of sixty failures saying the same.
+ * Decides reachability only: exit 3 when nothing answers HTTP, or when no route of the API answers
+ * with JSON at all. Everything else (an HTML error page on one route, an empty 404, 403 for an
+ * unknown id, 429, 500) is for the checks to judge, so it cannot turn into a skipped run.
  */
-export async function preflight(settings: RunSettings, redactor: Redactor): Promise<{ credentialRefused: boolean }> {
-  const client = new ApiClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs, redactor });
-  const path = `/api/bulk/syncs/dssc-${settings.runId}-preflight/error-handling`;
+export async function preflight(settings: RunSettings, redactor: Redactor): Promise<PreflightResult> {
+  const client = new ApiClient({ baseUrl: settings.baseUrl, apiKey: settings.apiKey, timeoutMs: settings.timeoutMs, redactor, maxRetryAfterMs: 5_000 });
+  const id = `dssc-${settings.runId}-preflight`;
+  // Reads and a PUT on ids that cannot exist: none of them can change the target.
+  const probes: ApiRequest[] = [
+    { method: 'GET', path: `/api/bulk/syncs/${id}/error-handling` },
+    { method: 'PUT', path: `/api/syncs/${id}/error-handling`, body: {} },
+    { method: 'GET', path: `/api/bulk/syncs/${id}/error-handling`, auth: 'none' },
+  ];
+  const seen: string[] = [];
   try {
-    const res = await client.get(path);
-    if (res.json === undefined) {
-      const type = res.headers['content-type'] ?? 'no content type';
-      throw new UnreachableError(redactor.text(`target ${settings.baseUrl} answered GET ${path} with ${res.status} (${type}) and a body that is not JSON; is --base-url the service's base address?`));
+    for (const [i, probe] of probes.entries()) {
+      let res;
+      try {
+        res = await client.send(probe);
+      } catch (error) {
+        if (!(error instanceof TransportError)) throw error;
+        // Throttling is an answer: the target is there, and the checks will say what it costs.
+        if (error.kind === 'throttled') return {};
+        if (i === 0) throw new UnreachableError(redactor.text(`target ${settings.baseUrl} unreachable: ${error.exchange.error ?? error.message}`));
+        seen.push(`${probe.method} ${probe.path}: ${error.exchange.error ?? error.message}`);
+        continue;
+      }
+      if (res.json !== undefined) {
+        const refused = i === 0 && (res.status === 401 || res.status === 403);
+        return refused ? { hint: `the target answered ${res.status} to GET ${probe.path} with the API key; if it refuses the key, every check fails (AUTH-001 judges it)` } : {};
+      }
+      seen.push(`${probe.method} ${probe.path} -> ${res.status} (${res.headers['content-type'] ?? 'no content type'}, ${res.text.length === 0 ? 'empty body' : 'not JSON'})`);
     }
-    return { credentialRefused: res.status === 401 || res.status === 403 };
-  } catch (error) {
-    if (error instanceof TransportError) throw new UnreachableError(redactor.text(`target ${settings.baseUrl} unreachable: ${error.exchange.error}`));
-    throw error;
+    throw new UnreachableError(redactor.text(`target ${settings.baseUrl} answered no request with JSON (${seen.join('; ')}); is --base-url the service's base address?`));
   } finally {
     await closeSharedAgent();
   }

@@ -1,11 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
+import { BaseSequencer, startVitest, type TestSpecification, type Vitest } from 'vitest/node';
 import { packageRoot } from '../paths.ts';
-import type { Redactor } from '../report/redact.ts';
-import { loadRequirements, type RunResult } from '../report/results.ts';
-import { CollectReporter } from './collect-reporter.ts';
+import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
 
 /** The spec files: TypeScript in a checkout, compiled JavaScript in the published package. */
@@ -30,10 +28,9 @@ export function onlyPattern(ids: string[]): RegExp {
   return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
 }
 
-export async function runSuite(settings: RunSettings, only: string[], redactor: Redactor): Promise<RunResult> {
-  const startedAt = new Date();
+/** Runs the spec files; results arrive in the collector as each check finishes. */
+export async function runSuite(settings: RunSettings, only: string[], collector: CollectReporter, started?: (vitest: Vitest) => void): Promise<void> {
   const pattern = only.length > 0 ? onlyPattern(only) : undefined;
-  const collector = new CollectReporter(loadRequirements(), redactor, pattern);
   const vitest = await startVitest(
     [],
     {
@@ -56,19 +53,8 @@ export async function runSuite(settings: RunSettings, only: string[], redactor: 
     },
     { logLevel: 'silent', cacheDir: join(tmpdir(), 'dss-conformance-vite') },
   );
+  started?.(vitest);
   await vitest.close();
-  // vitest sets the exit code from its own view; ours comes from the results.
+  // vitest sets the exit code from its own view; ours comes from the verdict.
   process.exitCode = undefined;
-  return {
-    tool: 'dss-conformance',
-    target: settings.baseUrl,
-    profile: settings.profileSource,
-    seed: settings.seed,
-    runId: settings.runId,
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    replay: settings.replay,
-    checks: collector.checks,
-    errors: collector.errors,
-  };
 }

@@ -24,8 +24,12 @@ export interface RunSettings {
   adapterPath?: string | undefined;
   /** Where the capturing receiver listens, and the URL the target must use to reach it. */
   receiver: { host: string; port: number; publicUrl?: string | undefined };
-  /** The preflight request with the API key was refused: only the AUTH checks can say anything. */
-  credentialRefused?: boolean;
+  /** Epoch ms when the --max-duration budget ends: requests after it are not sent (error, not fail). */
+  deadline: number;
+  /** Longest Retry-After the client waits (--max-retry-after-s); a longer one gives up at once. */
+  maxRetryAfterMs: number;
+  /** Answers past this many bytes are cut (--max-response-bytes). */
+  maxResponseBytes: number;
   /** Seconds a delivery's Service-Signature-Timestamp may differ from its arrival (WH-007). */
   timestampToleranceS: number;
 }

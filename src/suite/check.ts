@@ -1,10 +1,24 @@
 import { test, type TestContext } from 'vitest';
+import { TransportError } from '../client/http-client.ts';
 import { redactor, Unmet } from './context.ts';
+
+/** The prefix by which the collector tells an unjudgeable answer (status error) from a failure. */
+export const UNJUDGEABLE = 'UNJUDGEABLE: ';
+
+/** The TransportError behind an error, looking through wrappers (fast-check reports a cause). */
+export function transportCause(error: unknown): TransportError | undefined {
+  for (let e: unknown = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof TransportError) return e;
+  }
+  return undefined;
+}
 
 /**
  * A conformance check: a vitest test titled with its requirement ID, in which a precondition that
  * is not met (a missing profile answer, an adapter that cannot do something) is a skip with the
- * reason, wherever it is found, and never a failure of this check.
+ * reason, wherever it is found, and never a failure of this check. A request that got no
+ * judgeable answer (timeout, throttled past the budget, refused, the run's time budget spent)
+ * is an error: neither a pass nor a failure of the rule.
  */
 export function check(title: string, body: (t: TestContext) => Promise<void>): void {
   test(title, async (t) => {
@@ -12,6 +26,8 @@ export function check(title: string, body: (t: TestContext) => Promise<void>): v
       await body(t);
     } catch (error) {
       if (error instanceof Unmet) t.skip(redactor().text(`precondition not met: ${error.message}`));
+      const transport = transportCause(error);
+      if (transport) throw new Error(UNJUDGEABLE + redactor().text(transport.message.split('\n')[0] ?? 'no answer'));
       throw error;
     }
   });

@@ -1,5 +1,5 @@
 import { inject, type TestContext } from 'vitest';
-import { ApiClient, type ApiResponse } from '../client/http-client.ts';
+import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
 import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
 import { Redactor } from '../report/redact.ts';
 import { checkSeed, type RunSettings } from '../runner/settings.ts';
@@ -71,6 +71,9 @@ export function api(): ApiClient {
     version: LATEST_VERSION,
     timeoutMs: s.timeoutMs,
     maxRps: s.maxRps,
+    deadline: s.deadline,
+    maxRetryAfterMs: s.maxRetryAfterMs,
+    maxResponseBytes: s.maxResponseBytes,
     redactor: redactor(),
     onExchange: (e) => {
       const url = new URL(e.request.url);
@@ -104,6 +107,8 @@ export async function need<T>(t: TestContext, what: string, get: () => Promise<T
   try {
     return await get();
   } catch (error) {
+    // No judgeable answer is the check's error, not a precondition the target failed.
+    if (error instanceof TransportError) throw error;
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return t.skip(redactor().text(`precondition not met: ${what}: ${message}`));
   }

@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { afterAll, beforeEach } from 'vitest';
 import { normalisedRequests, settings } from './context.ts';
 
-// Runs before every check. When the target refuses the API key itself, every other check would
-// fail for that one reason; they are skipped instead, and AUTH-001 reports it.
+// A requirement the profile declares unsupported is not run: its checks are skipped as
+// 'unsupported', which counts as judged for PROFILE requirements only (README › Verdicts).
 beforeEach((t) => {
-  if (settings().credentialRefused && !/^AUTH-/.test(t.task.name)) {
-    t.skip('the target refuses the API key (see AUTH-001), so this check cannot run');
-  }
+  const id = /^([A-Z]+-\d{3})\b/.exec(t.task.name)?.[1];
+  const declared = id ? settings().profile.unsupported?.[id] : undefined;
+  if (declared !== undefined) t.skip(`unsupported: declared by the profile: ${declared}`);
 });
 
 // After each spec file, the requests so far (normalised): two runs with one seed give the same file.
