@@ -7,6 +7,7 @@ commands:
   serve      start the reference Data Synchronization Service
   faults     list the reference's faults and the requirement each breaks
   coverage   list requirements with their level and the checks that cover them
+  baseline   write a known-failures baseline (for run --baseline) from a results.json
 
 'dss-conformance <command> --help' documents each command's flags.
 exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/profile/adapter/config error, 3 target unreachable,
@@ -19,6 +20,7 @@ const commands: Record<string, () => Promise<Command>> = {
   serve: async () => (await import('./reference/serve-command.ts')).serveCommand,
   faults: async () => (await import('./reference/faults-command.ts')).faultsCommand,
   coverage: async () => (await import('./runner/coverage-command.ts')).coverageCommand,
+  baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

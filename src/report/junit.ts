@@ -1,6 +1,6 @@
 import type { Redactor } from './redact.ts';
 import { replayCommand, summarize, type RunResult } from './results.ts';
-import { verdictLine } from './verdict.ts';
+import { classifySkip, verdictLine } from './verdict.ts';
 
 // JUnit XML as Jenkins, GitLab and GitHub test reporters read it: one <testsuite> per spec area,
 // one <testcase> per check named by its requirement ID.
@@ -64,7 +64,7 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
       if (c.status === 'passed') {
         out.push(`${open}/>`);
       } else if (c.status === 'skipped' || c.status === 'expected-fail') {
-        const reason = c.status === 'expected-fail' ? `expected failure (baseline: ${c.baseline?.reason ?? ''}): ${(c.message ?? '').split('\n')[0]}` : `${c.skipClass ?? 'skipped'}: ${c.reason ?? 'skipped'}`;
+        const reason = c.status === 'expected-fail' ? `expected failure (baseline: ${c.baseline?.reason ?? ''}): ${(c.message ?? '').split('\n')[0]}` : `${c.skipClass ?? classifySkip(c.reason)}: ${c.reason ?? 'skipped'}`;
         // GitLab shows the element text, Jenkins the attribute: both carry the reason.
         out.push(`${open}>`, `      <skipped message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
       } else if (c.status === 'error') {

@@ -22,6 +22,10 @@ export async function preflight(settings: RunSettings, redactor: Redactor): Prom
     { method: 'PUT', path: `/api/syncs/${id}/error-handling`, body: {} },
     { method: 'GET', path: `/api/bulk/syncs/${id}/error-handling`, auth: 'none' },
   ];
+  // A target whose error bodies are all empty still answers a creation with JSON: the last probe
+  // creates one connection named like every resource of the run (only when the profile shows how).
+  const creation = creationProbe(settings, id);
+  if (creation) probes.push(creation);
   const seen: string[] = [];
   try {
     for (const [i, probe] of probes.entries()) {
@@ -46,4 +50,13 @@ export async function preflight(settings: RunSettings, redactor: Redactor): Prom
   } finally {
     await closeSharedAgent();
   }
+}
+
+function creationProbe(settings: RunSettings, name: string): ApiRequest | undefined {
+  const kinds = settings.profile.kinds ?? {};
+  const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => kinds[k]?.configuration);
+  const k = kind ? kinds[kind] : undefined;
+  if (!k?.configuration) return undefined;
+  const configuration = JSON.parse(JSON.stringify(k.configuration).replace(/\{\{webhookUrl\}\}/g, `https://dssc-${settings.runId}.invalid/hook`)) as unknown;
+  return { method: 'POST', path: '/api/connections', body: { name, type: k.type, configuration } };
 }

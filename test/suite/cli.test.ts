@@ -106,6 +106,8 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
     expect(run.result!.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     expect(run.code).toBe(0);
+    expect(run.result!.verdict!.verdict).toBe('CONFORMANT');
+    expect(run.stdout).toMatch(/^verdict: CONFORMANT \(requirements: MUST \d+ pass; INFERRED \d+ pass; PROFILE \d+ pass\)$/m);
     const junit = readFileSync(join(run.reports, 'junit.xml'), 'utf8');
     await expectValidJunit(junit);
     for (const file of ['junit.xml', 'results.json', 'requests.json']) {
@@ -117,9 +119,12 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(run.stdout).not.toContain('k1-secret-key');
   });
 
-  test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails', async () => {
+  test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails: INCOMPLETE, exit 4', async () => {
     const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
-    expect(run.code, run.stdout.slice(-2000)).toBe(0);
+    expect(run.code, run.stdout.slice(-2000)).toBe(4);
+    expect(run.result!.verdict!.verdict).toBe('INCOMPLETE');
+    expect(run.stdout).toMatch(/^verdict: INCOMPLETE \(requirements: MUST \d+ pass, \d+ skip/m);
+    expect(run.stdout).toMatch(/^not judged: /m);
     const skipped = run.result!.checks.filter((c) => c.status === 'skipped');
     expect(skipped.length).toBeGreaterThan(20);
     for (const c of skipped) expect(c.reason, c.title).toMatch(/profile|not shown|organization key/);
@@ -177,6 +182,7 @@ describe('dss-conformance run against a faulty target', () => {
     expect(replay).toContain('--fault put-merges-subscribers');
     const again = await runCli(['run', ...replay!.split(' ')]);
     expect(again.code).toBe(1);
+    expect(again.result!.verdict!.verdict).toBe('NOT CONFORMANT');
     expect(again.result!.checks.filter((c) => c.status !== 'skipped').map((c) => c.id)).toEqual(['EHS-002']);
   });
 });

@@ -1,0 +1,154 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReference, type RunningReference } from '../../src/reference/index.ts';
+import type { RunResult } from '../../src/report/results.ts';
+import { expectValidJunit } from './junit-validate.ts';
+import { httpTarget, proxyTarget, rewriteJson, tcpTarget, type Exchange, type Hostile } from './hostile-servers.ts';
+import { runCli } from './run-cli.ts';
+
+// Verdict integrity against broken and hostile targets: for each, the exit code, the verdict,
+// complete well-formed reports, a wall-time bound, and no secret in any output. None of them may
+// end CONFORMANT.
+
+let reference: RunningReference;
+const PROFILE_SECRETS = ['dssc-example-password', 'dssc-example-secret-key'];
+
+beforeAll(async () => {
+  reference = await startReference({ port: 0, faults: [] });
+});
+afterAll(async () => {
+  await reference?.close();
+});
+
+/** Every encoding a leaked secret could take in an output. */
+function encodings(secret: string): string[] {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return [
+    secret,
+    b64(secret),
+    b64(`${secret}:`),
+    b64(`:${secret}`),
+    Buffer.from(secret).toString('base64url'),
+    Buffer.from(secret).toString('hex'),
+    encodeURIComponent(secret),
+    JSON.stringify(secret).slice(1, -1),
+  ];
+}
+
+function outputs(dir: string, stdout: string, stderr: string): Array<[string, string]> {
+  return [['stdout', stdout], ['stderr', stderr], ...readdirSync(dir).map((f): [string, string] => [f, readFileSync(join(dir, f), 'utf8')])];
+}
+
+interface Case {
+  name: string;
+  make: () => Promise<Hostile>;
+  codes: number[];
+  /** Wall-time bound of the whole CLI run. */
+  boundMs: number;
+  args?: string[];
+  more?: (run: { stdout: string; result: RunResult | undefined }, target: Hostile) => void;
+}
+
+const withReference = (transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }) => () => proxyTarget(reference.baseUrl, transform, stop);
+const json = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+let other: Hostile | undefined;
+
+const CASES: Case[] = [
+  { name: 'refused', make: async () => { const t = await tcpTarget(() => undefined); await t.close(); return t; }, codes: [3], boundMs: 15_000 },
+  { name: 'silent (accepts, never answers)', make: () => tcpTarget(() => undefined), codes: [3], boundMs: 20_000 },
+  { name: 'garbage (not HTTP)', make: () => tcpTarget((s) => s.end('\x00\x01garbage\r\n\r\n')), codes: [3], boundMs: 15_000 },
+  { name: 'reset on connect', make: () => tcpTarget((s) => s.destroy()), codes: [3], boundMs: 15_000 },
+  { name: 'HTML 200 everywhere', make: () => httpTarget((_q, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>hello</html>'); }), codes: [3], boundMs: 15_000 },
+  { name: '500 everywhere', make: () => httpTarget((_q, res) => json(res, 500, { status: 500, message: 'boom', metadata: null })), codes: [1], boundMs: 60_000 },
+  { name: '429 forever, Retry-After 1', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '1' })), codes: [1, 4], boundMs: 60_000 },
+  { name: '429 forever, Retry-After 3600', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '3600' })), codes: [1, 4], boundMs: 60_000 },
+  {
+    name: 'a huge answer to every GET',
+    make: withReference((e) => (e.request.method === 'GET' ? { ...e, status: 200, body: Buffer.alloc(20 * 1024 * 1024, 0x20) } : e)),
+    codes: [1], boundMs: 90_000,
+  },
+  {
+    name: 'slow drip',
+    make: () => httpTarget((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const timer = setInterval(() => (res.destroyed ? clearInterval(timer) : res.write(' ')), 200);
+    }),
+    codes: [3], boundMs: 20_000,
+  },
+  { name: 'redirect loop', make: () => httpTarget((q, res) => { res.writeHead(302, { location: q.url ?? '/' }); res.end(); }), codes: [3], boundMs: 15_000 },
+  {
+    name: 'cross-origin redirect (no credential crosses)',
+    make: async () => {
+      other = await httpTarget((_q, res) => json(res, 200, { data: {} }));
+      return httpTarget((q, res) => { res.writeHead(307, { location: `${other!.url}${q.url ?? '/'}` }); res.end(); });
+    },
+    codes: [3], boundMs: 15_000,
+    more: () => expect(other?.authorized).toBe(0),
+  },
+  {
+    name: '403 for unknown ids',
+    make: withReference((e) => (e.status === 404 ? rewriteJson({ ...e, status: 403 }, (j) => ({ ...j, status: 403 })) : e)),
+    codes: [1], boundMs: 90_000,
+    more: ({ result }) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('EHB-002'),
+  },
+  {
+    name: 'empty error bodies',
+    make: withReference((e) => (e.status >= 400 ? { ...e, body: Buffer.alloc(0) } : e)),
+    codes: [1], boundMs: 90_000,
+    more: ({ result }) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('ERR-001'),
+  },
+  { name: 'dies mid-run', make: withReference(() => undefined, { after: 40, how: 'die' }), codes: [1, 4], boundMs: 90_000 },
+  { name: 'hangs mid-run', make: withReference(() => undefined, { after: 40, how: 'hang' }), codes: [1, 4], boundMs: 90_000 },
+  {
+    name: 'echoes every request into its answers',
+    make: withReference((e) => {
+      const echo = { headers: e.request.headers, body: e.request.body.toString('utf8') };
+      const out = rewriteJson(e, (j) => ({ ...j, echo, message: typeof j.message === 'string' ? `${j.message} ${JSON.stringify(echo)}` : j.message }));
+      return { ...out, headers: { ...out.headers, 'x-echo': Buffer.from(JSON.stringify(echo.headers)).toString('base64'), 'x-echo-auth': String(e.request.headers.authorization ?? '') } };
+    }),
+    codes: [1], boundMs: 90_000,
+  },
+  {
+    name: 'control characters and CI commands in its messages',
+    make: withReference((e) => (e.status >= 400 ? rewriteJson(e, (j) => ({ ...j, message: `\x1b[31mred\x1b[0m\n::error title=pwned::owned\n##vso[task.setvariable variable=x]1\r\u202e\x00` })) : e)),
+    codes: [1], boundMs: 90_000,
+    more: ({ stdout }) => {
+      expect(stdout).not.toMatch(/[\x00\x1b\r\u202e]/);
+      expect(stdout.split('\n').filter((l) => /^\s*(::|##vso\[|##\[)/.test(l))).toEqual([]);
+    },
+  },
+];
+
+describe('hostile targets never end CONFORMANT', () => {
+  test.each(CASES)('$name', async (c) => {
+    const target = await c.make();
+    const started = Date.now();
+    try {
+      const run = await runCli(['run', '--base-url', target.url, '--api-key', reference.apiKey, '--org-key', reference.orgKey, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '1000', '--max-retry-after-s', '2', ...(c.args ?? [])], {}, c.boundMs + 30_000);
+      const elapsed = Date.now() - started;
+      expect(c.codes, `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
+      expect(elapsed).toBeLessThan(c.boundMs);
+      // Complete, well-formed reports, whatever the exit.
+      expect(run.result, 'results.json').toBeDefined();
+      expect(run.result?.verdict?.verdict).not.toBe('CONFORMANT');
+      await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
+      if (run.code === 3) expect(run.stderr.trim().split('\n')).toHaveLength(1);
+      else expect(run.stdout).toMatch(/^verdict: (NOT CONFORMANT|INCOMPLETE) \(requirements: MUST/m);
+      for (const [file, text] of outputs(run.reports, run.stdout, run.stderr)) {
+        for (const secret of [reference.apiKey, reference.orgKey, ...PROFILE_SECRETS]) {
+          for (const form of encodings(secret)) expect(text.includes(form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
+        }
+      }
+      c.more?.({ stdout: run.stdout, result: run.result }, target);
+    } finally {
+      await target.close();
+      await other?.close();
+      other = undefined;
+    }
+  }, 150_000);
+});
