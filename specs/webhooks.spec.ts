@@ -99,7 +99,9 @@ check('WH-008 Authorization is Bearer <the secret returned at creation>, the sam
   each(s, (d) => {
     const auth = d.headers.authorization;
     if (auth === undefined) return 'no Authorization header';
-    return auth === `Bearer ${s.secret}` ? undefined : 'Authorization is not Bearer followed by the secret returned when the webhook connection was created';
+    // RFC 9110 §11.1: the scheme name is case-insensitive; §11.4: one or more spaces before the credential.
+    const credential = /^bearer +(.*)$/i.exec(auth)?.[1];
+    return credential === s.secret ? undefined : 'Authorization is not Bearer followed by the secret returned when the webhook connection was created';
   });
 });
 
