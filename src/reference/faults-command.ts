@@ -1,11 +1,13 @@
 import { EXIT } from '../cli-errors.ts';
 import { parseFlags } from './cli-flags.ts';
-import { faultCatalogue } from './faults.ts';
+import { faultCatalogue, variantCatalogue } from './faults.ts';
 
 const HELP = `usage: dss-conformance faults [--json]
 
 Lists the faults the reference can inject (dss-conformance serve --fault NAME, run --fault NAME):
-each one's name, the requirement IDs whose checks it must make fail, and what it does.
+each one's name, the requirement IDs whose checks it must make fail, and what it does; then the
+benign variants (run --variant NAME, serve --fault NAME): conforming-but-unusual behaviour under
+which every check must pass.
 
 flags:
   --json   Print the list as a JSON array of {name, breaks, description}.
@@ -24,6 +26,7 @@ export async function faultsCommand(argv: string[]): Promise<number> {
   }
   const width = Math.max(...catalogue.map((fault) => fault.name.length));
   const text = catalogue.map((fault) => `${fault.name.padEnd(width)}  breaks ${fault.breaks.join(', ')}\n${' '.repeat(width + 2)}${fault.description}`);
-  process.stdout.write(text.join('\n') + '\n');
+  const variants = variantCatalogue().map((v) => `${v.name.padEnd(width)}  ${v.description}`);
+  process.stdout.write(text.join('\n') + '\n\nbenign variants (the suite must pass under each):\n' + variants.join('\n') + '\n');
   return EXIT.ok;
 }

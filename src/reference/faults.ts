@@ -7,6 +7,7 @@ import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
+import { benignVariants } from './faults/benign.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -34,8 +35,16 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
   return FAULTS.map(({ name, breaks, description }) => ({ name, breaks: [...breaks], description }));
 }
 
+/** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
+export const BENIGN_VARIANTS: readonly Fault[] = benignVariants;
+
+export function variantCatalogue(): { name: string; description: string }[] {
+  return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));
+}
+
+/** A fault or a benign variant, by name: both are applied through the same seams. */
 export function faultByName(name: string): Fault {
-  const fault = FAULTS.find((f) => f.name === name);
+  const fault = FAULTS.find((f) => f.name === name) ?? BENIGN_VARIANTS.find((f) => f.name === name);
   if (!fault) throw new UsageError(`unknown fault '${name}' (known: ${faultNames().join(', ')})`);
   return fault;
 }

@@ -11,7 +11,7 @@ function wrapStep<K extends keyof DeliveryPipeline>(pipeline: DeliveryPipeline, 
 }
 
 /** Edits the headers of every delivery (names as the pipeline writes them). */
-function editHeaders(pipeline: DeliveryPipeline, edit: (headers: Record<string, string>, secret: string, connectionId: string) => void): void {
+export function editHeaders(pipeline: DeliveryPipeline, edit: (headers: Record<string, string>, secret: string, connectionId: string) => void): void {
   wrapStep(pipeline, 'buildHeaders', (original) => (batch) => {
     const headers = original(batch);
     edit(headers, batch.secret, batch.connection.id);
