@@ -1,5 +1,5 @@
 import type { ApiResponse, AuthMode } from '../src/client/http-client.ts';
-import { api, connectionBody, profile, settings, unknownId } from '../src/suite/context.ts';
+import { api, connectionBody, profile, redactor, settings, unknownId } from '../src/suite/context.ts';
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
@@ -67,15 +67,46 @@ check('AUTH-003 no Authorization header is answered 403 where the spec lists 403
   }
 });
 
-/** Credentials that are wrong in each way the spec's 'insufficient' can mean; never the real key. */
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const swapCase = (s: string) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
+
+/**
+ * Credentials that are wrong in each way the spec's 'insufficient' can mean, near misses of the
+ * real keys included (the ones a lenient comparison lets through: case-insensitive, prefix,
+ * first token only, any scheme); never the real credential itself.
+ */
 function wrongCredentials(): Array<[string, AuthMode]> {
   const wrongKey = `dssc-wrong-${settings().runId}`;
-  return [
+  const key = settings().apiKey;
+  const out: Array<[string, AuthMode]> = [
     ['a wrong Bearer key', { authorization: `Bearer ${wrongKey}` }],
-    ['a wrong Basic credential', { authorization: `Basic ${Buffer.from(`${wrongKey}:`).toString('base64')}` }],
+    ['a wrong Basic credential', { authorization: `Basic ${b64(`${wrongKey}:`)}` }],
     ['an unknown scheme', { authorization: `Token ${wrongKey}` }],
     ['a malformed header', { authorization: 'Bearer' }],
+    ['the API key with one character more', { authorization: `Bearer ${key}x` }],
+    ['the API key without its last character', { authorization: `Bearer ${key.slice(0, -1)}` }],
+    ['the API key followed by another token', { authorization: `Bearer ${key} x` }],
+    ['the API key under an unknown scheme', { authorization: `Token ${key}` }],
+    ['the API key as a Basic credential without base64', { authorization: `Basic ${key}` }],
+    ['an empty Basic credential', { authorization: `Basic ${b64(':')}` }],
   ];
+  if (swapCase(key) !== key) out.push(['the API key with its case changed', { authorization: `Bearer ${swapCase(key)}` }]);
+  const org = settings().orgKey;
+  const basic = profile().auth?.basic;
+  if (org && basic) {
+    const wrongPlace = basic === 'key-as-username' ? `:${org}` : `${org}:`;
+    out.push(
+      ['the organization key in the other place of the Basic composition', { authorization: `Basic ${b64(wrongPlace)}` }],
+      ['the organization key in Basic without the colon', { authorization: `Basic ${b64(org)}` }],
+      ['the organization key with one character more in Basic', { authorization: `Basic ${b64(basic === 'key-as-username' ? `${org}x:` : `:${org}x`)}` }],
+    );
+  }
+  // Near misses are nearly the secret: each is redacted from every output like the key itself.
+  for (const [, auth] of out) {
+    const value = typeof auth === 'object' ? auth.authorization.split(' ').slice(1).join(' ') : '';
+    if (value.length >= 8) redactor().add(value);
+  }
+  return out;
 }
 
 check('AUTH-004 a wrong or malformed credential is answered 403 where the spec lists 403', async (t) => {
