@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { arbitraryFor } from '../src/generators/from-schema.ts';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
+import type { ApiResponse } from '../src/client/http-client.ts';
 import { atPointer, type KindName } from '../src/profile/profile.ts';
 import { validate } from '../src/schemas.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, Unmet } from '../src/suite/context.ts';
@@ -85,6 +86,30 @@ check('CONN-004 a connection request that breaks the request shape is answered 4
   );
 });
 
+/** The common encodings a secret can be echoed in: a secret is a secret in any spelling. */
+function secretForms(secret: string): Array<[string, string]> {
+  const bytes = Buffer.from(secret, 'utf8');
+  return [
+    ['as sent', secret],
+    ['base64', bytes.toString('base64').replace(/=+$/, '')],
+    ['base64url', bytes.toString('base64url')],
+    ['hex', bytes.toString('hex')],
+    ['URL-encoded', encodeURIComponent(secret)],
+    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+  ];
+}
+
+/** Where the answer holds the secret in some encoding: the body or a header, case-insensitively for hex. */
+function echoed(secret: string, res: ApiResponse): string | undefined {
+  const places: Array<[string, string]> = [['the body', res.text], ...Object.entries(res.headers).map(([k, v]): [string, string] => [`header ${k}`, v])];
+  for (const [form, value] of secretForms(secret)) {
+    for (const [place, text] of places) {
+      if (form === 'hex' ? text.toLowerCase().includes(value) : text.includes(value)) return `${form}, in ${place}`;
+    }
+  }
+  return undefined;
+}
+
 check('CONN-005 secrets sent by the caller are not echoed in the creation response', async (t) => {
   const cases: Array<[KindName, string]> = [['objectStore', 'cloud_secret_access_key'], ['relationalDatabase', 'password']];
   let checked = 0;
@@ -95,7 +120,8 @@ check('CONN-005 secrets sent by the caller are not echoed in the creation respon
     if (typeof secret !== 'string' || secret.length < 4) continue;
     const res = await api().post('/api/connections', body);
     expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection`);
-    if (res.text.includes(secret)) fail(`the response echoes the ${field} that was sent (it appears in the body; shown redacted)`, res);
+    const where = echoed(secret, res);
+    if (where) fail(`the response echoes the ${field} that was sent (${where}; shown redacted)`, res);
     checked += 1;
   }
   if (checked === 0) t.skip('the profile names no object store or relational database kind with a secret configured');

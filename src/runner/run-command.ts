@@ -16,6 +16,7 @@ import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite } from './run-suite.ts';
 import { checkSetup } from './setup-check.ts';
+import { variantCatalogue } from '../reference/faults.ts';
 import type { RunSettings } from './settings.ts';
 
 const HELP = `usage: dss-conformance run [flags]
@@ -36,6 +37,7 @@ port and runs against it (that is what 'npm start' does).
   --timeout-ms N      per-request timeout (default: 10000)
   --max-rps N         request rate bound (default: 20 against --base-url, unbounded for the embedded reference)
   --fault NAME        embedded reference only: break one rule of it (repeatable; see 'dss-conformance faults')
+  --variant NAME      embedded reference only: make it conforming-but-unusual in one way (repeatable)
   --adapter FILE      module whose default export makes the target adapter for the webhook checks
                       (default: the built-in adapter, for the reference and targets shaped like it)
   --receiver-host H   where the capturing webhook receiver listens (default: 127.0.0.1)
@@ -77,6 +79,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         'timeout-ms': { type: 'string' },
         'max-rps': { type: 'string' },
         fault: { type: 'string', multiple: true },
+        variant: { type: 'string', multiple: true },
         adapter: { type: 'string' },
         'receiver-host': { type: 'string' },
         'receiver-port': { type: 'string' },
@@ -132,8 +135,10 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
     for (const part of [url.username, url.password]) if (part) urlSecrets.push(part, decodeURIComponent(part));
   }
-  const faults = (flags.fault as string[] | undefined) ?? [];
-  if (!embedded && faults.length > 0) throw new UsageError('--fault applies to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');
+  const variants = (flags.variant as string[] | undefined) ?? [];
+  for (const v of variants) if (!variantCatalogue().some((x) => x.name === v)) throw new UsageError(`--variant: unknown benign variant '${v}' (known: ${variantCatalogue().map((x) => x.name).join(', ')})`);
+  const faults = [...((flags.fault as string[] | undefined) ?? []), ...variants];
+  if (!embedded && faults.length > 0) throw new UsageError('--fault and --variant apply to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');
   const apiKeyFlag = str('api-key') ?? (process.env.DSS_API_KEY || undefined);
   if (!embedded && !apiKeyFlag) throw new UsageError('--api-key (or DSS_API_KEY) is required with --base-url');
 
@@ -245,6 +250,7 @@ function replayLine(flags: Flags, o: { embedded: boolean; baseUrl: string | unde
     flags['num-runs'] ? `--num-runs ${o.numRuns}` : '',
     ...['timeout-ms', 'max-rps', 'adapter', 'receiver-host', 'receiver-port', 'receiver-public-url', 'timestamp-tolerance-s', 'max-duration', 'max-retry-after-s', 'max-response-bytes', 'baseline'].map(flag),
     ...((flags.fault as string[] | undefined) ?? []).map((f) => `--fault ${quote(f)}`),
+    ...((flags.variant as string[] | undefined) ?? []).map((f) => `--variant ${quote(f)}`),
   ].filter(Boolean).join(' ');
 }
 

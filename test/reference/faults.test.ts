@@ -42,6 +42,14 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expectError(await call(ref, 'POST', '/api/connections', { body: connectionBody('hubspot', { type: 'oracle' }) }), 400, 'validation_error');
     },
   },
+  'echo-secrets-base64': {
+    probe: async (ref) => {
+      const answer = await call(ref, 'POST', '/api/connections', { body: connectionBody('postgresql') });
+      expect(answer.status).toBe(200);
+      const sent = (connectionBody('postgresql').configuration as { password: string }).password;
+      expect(answer.json.data.configuration.password_b64).toBe(Buffer.from(sent).toString('base64'));
+    },
+  },
   'echo-secrets': {
     probe: async (ref) => {
       expect((await call(ref, 'POST', '/api/connections', { body: connectionBody('postgresql') })).json.data.configuration.password).toBe('pg-secret-value');
@@ -194,6 +202,32 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   'put-unknown-id-200': {
     probe: async (ref) => {
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } })).status).toBe(200);
+    },
+  },
+  'put-unknown-id-empty-body-200': {
+    probe: async (ref) => {
+      expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: {} })).status).toBe(200);
+      expectError(await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } }), 404, 'not_found');
+    },
+  },
+  'bearer-first-token-only': {
+    probe: async (ref) => {
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Bearer ${ref.apiKey} extra` }), 404, 'not_found');
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: 'Bearer wrong extra' }), 403, 'forbidden');
+    },
+  },
+  'bearer-key-one-char-more': {
+    probe: async (ref) => {
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Bearer ${ref.apiKey}x` }), 404, 'not_found');
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Bearer ${ref.apiKey}xy` }), 403, 'forbidden');
+    },
+  },
+  'basic-key-either-place': {
+    probe: async (ref) => {
+      const b64 = (s: string) => Buffer.from(s).toString('base64');
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Basic ${b64(`:${ref.orgKey}`)}` }), 404, 'not_found');
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Basic ${b64(ref.orgKey)}` }), 404, 'not_found');
+      expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Basic ${b64(':nope')}` }), 403, 'forbidden');
     },
   },
   'bearer-rejected': {

@@ -40,4 +40,36 @@ export const authFaults: Fault[] = [
       config.authenticate = (header) => BEARER.test(header ?? '') || authenticate(header);
     },
   },
+  {
+    name: 'bearer-first-token-only',
+    breaks: ['AUTH-004'],
+    description: 'A Bearer header is read up to its first token: "Bearer <api key> <anything>" is accepted.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate((header ?? '').replace(/^(bearer +\S+) +\S.*$/i, '$1'));
+    },
+  },
+  {
+    name: 'bearer-key-one-char-more',
+    breaks: ['AUTH-004'],
+    description: 'A Bearer value is compared without its last character too: the API key with one character appended is accepted.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate(header) || (BEARER.test(header ?? '') && authenticate((header ?? '').replace(/.$/, '')));
+    },
+  },
+  {
+    name: 'basic-key-either-place',
+    breaks: ['AUTH-004'],
+    description: 'The organization key is accepted on either side of the Basic colon, or with no colon at all.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => {
+        if (authenticate(header) || !BASIC.test(header ?? '')) return authenticate(header);
+        const decoded = Buffer.from((header ?? '').replace(/^basic +/i, ''), 'base64').toString('utf8');
+        const key = decoded.startsWith(':') ? decoded.slice(1) : decoded.includes(':') ? undefined : decoded;
+        return key !== undefined && key !== '' && authenticate(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+      };
+    },
+  },
 ];

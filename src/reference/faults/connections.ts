@@ -61,6 +61,20 @@ export const connectionFaults: Fault[] = [
       }),
   },
   {
+    name: 'echo-secrets-base64',
+    breaks: ['CONN-005'],
+    description: 'POST /api/connections answers a base64 "fingerprint" of the password and cloud_secret_access_key it was sent (data.configuration.<field>_b64).',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data, request) => {
+        const sent = isObject(request.body) ? request.body.configuration : undefined;
+        const answered = data.configuration;
+        if (!isObject(sent) || !isObject(answered)) return;
+        for (const field of ['password', 'cloud_secret_access_key']) {
+          if (typeof sent[field] === 'string') answered[`${field}_b64`] = Buffer.from(sent[field]).toString('base64');
+        }
+      }),
+  },
+  {
     name: 'connection-id-elsewhere',
     breaks: ['CONN-006'],
     description: 'POST /api/connections puts the new id at data.connection_id instead of data.id.',

@@ -109,6 +109,18 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
   },
   {
+    name: 'put-unknown-id-empty-body-200',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling with an empty body {} answers an unknown id 200 with the defaults (only bodies that change something look the id up).',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (isObject(request.body) && Object.keys(request.body).length === 0 && !store.modelSyncs.has(id)) {
+          return reply.send({ data: copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING) });
+        }
+      }),
+  },
+  {
     name: 'put-null-clears',
     breaks: ['EHS-008'],
     description: 'PUT /api/syncs/{id}/error-handling takes null as "clear": a boolean becomes false and subscribers [], instead of unchanged.',
