@@ -230,6 +230,18 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Basic ${b64(':nope')}` }), 403, 'forbidden');
     },
   },
+  'wrong-spelling-accepted-2024-database': {
+    probe: async (ref) => {
+      const [source] = await readyPair(ref);
+      const pg = await createConnection(ref, 'postgresql');
+      const s3 = await createConnection(ref, 's3');
+      const post = (destination: string, settings: Record<string, unknown>, version: string) =>
+        call(ref, 'POST', '/api/bulk/syncs', { version, body: { ...bulkBody(source, destination), dest_configuration: settings } });
+      expect((await post(pg, { schema: 'x' }, '2024-02-08')).status).toBe(200);
+      expect((await post(s3, { format: 'csv' }, '2024-02-08')).status).toBe(400);
+      expect((await post(pg, { schema: 'x' }, '2025-09-18')).status).toBe(400);
+    },
+  },
   'bearer-rejected': {
     probe: async (ref) => {
       expectError(await call(ref, 'GET', UNKNOWN_BULK), 403, 'forbidden');

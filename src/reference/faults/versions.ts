@@ -29,6 +29,22 @@ export const versionFaults: Fault[] = [
       }),
   },
   {
+    name: 'wrong-spelling-accepted-2024-database',
+    breaks: ['VER-004'],
+    description:
+      "Under 2024-02-08 only, and for a relational database destination only, POST /api/bulk/syncs takes dest_configuration as if it were destination_configuration.",
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (request.serviceVersion !== '2024-02-08' || !isObject(body) || typeof body.destination_connection_id !== 'string') return;
+        if (store.getConnection(body.destination_connection_id)?.type !== 'postgresql') return;
+        if (Object.hasOwn(body, 'dest_configuration') && !Object.hasOwn(body, 'destination_configuration')) {
+          body.destination_configuration = body.dest_configuration;
+          delete body.dest_configuration;
+        }
+      }),
+  },
+  {
     name: 'new-spelling-only',
     // VER-004 too: under 2022-12-12, destination_configuration is then taken instead of refused.
     breaks: ['VER-003', 'VER-004', 'VER-006'],
