@@ -1,9 +1,12 @@
 import { api, KNOWN_VERSIONS, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
-import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
 
 // Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
+
+/** Versioning 3 names the object-store example under 2023-04-25 and the database one under 2022-12-12. */
+const destinationFor = (spelling: Spelling): 'objectStore' | 'relationalDatabase' => (spelling === 'destination_configuration' ? 'objectStore' : 'relationalDatabase');
 
 for (const version of KNOWN_VERSIONS) {
   check(`VER-001 (${version}) the version is accepted`, async () => {
