@@ -68,7 +68,22 @@ export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env):
     const first = describeErrors(validate.errors as never)[0] ?? 'invalid';
     throw new UsageError(`profile ${path}: ${first}`);
   }
+  collectLiteralSecrets(resolved, secrets);
   return { profile: resolved as Profile, secrets };
+}
+
+/** Key names whose values are secrets wherever they appear in a profile (cloud_secret_access_key, client_secret, …). */
+const SECRET_KEY = /(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth[_-]?key)/i;
+
+/** A secret written literally in a profile is as secret as one read from the environment. */
+function collectLiteralSecrets(value: unknown, secrets: string[], key = ''): void {
+  if (typeof value === 'string') {
+    if (SECRET_KEY.test(key) && value.length >= 4 && !/\{\{\w+\}\}/.test(value)) secrets.push(value);
+  } else if (Array.isArray(value)) {
+    for (const v of value) collectLiteralSecrets(v, secrets, key);
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) collectLiteralSecrets(v, secrets, k);
+  }
 }
 
 export function loadReferenceProfile(): Profile {
