@@ -63,9 +63,10 @@ export interface Exchange {
 
 /**
  * A proxy to a working target that rewrites answers (transform), and can stop in one of two ways
- * after `after` requests: 'die' (close every connection, refuse new ones) or 'hang' (never answer).
+ * after `after` requests: 'die' (close every connection, refuse new ones) or 'hang' (never answer);
+ * delayMs holds every answer back that long (a slow target).
  */
-export async function proxyTarget(upstream: string, transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }): Promise<Hostile> {
+export async function proxyTarget(upstream: string, transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }, delayMs = 0): Promise<Hostile> {
   let count = 0;
   let self: Hostile | undefined;
   const server = createHttpServer((req, res) => {
@@ -90,8 +91,11 @@ export async function proxyTarget(upstream: string, transform: (e: Exchange) => 
           for (const [k, v] of Object.entries(up.headers)) if (typeof v === 'string' && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') headers[k] = v;
           const exchange: Exchange = { status: up.statusCode ?? 502, headers, body: Buffer.concat(parts), request: { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body } };
           const result = transform(exchange) ?? exchange;
-          res.writeHead(result.status, { ...result.headers, 'content-length': String(result.body.length) });
-          res.end(result.body);
+          setTimeout(() => {
+            if (res.destroyed) return;
+            res.writeHead(result.status, { ...result.headers, 'content-length': String(result.body.length) });
+            res.end(result.body);
+          }, delayMs);
         });
       });
       out.on('error', () => res.destroy());

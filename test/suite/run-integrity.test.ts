@@ -1,0 +1,138 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { startReference, type RunningReference } from '../../src/reference/index.ts';
+import type { RunResult } from '../../src/report/results.ts';
+import { proxyTarget, type Hostile } from './hostile-servers.ts';
+import { expectValidJunit } from './junit-validate.ts';
+import { ROOT, runCli } from './run-cli.ts';
+
+// A run ends with a true, complete report whatever stops it: a signal, its own time budget, a
+// setup error, an unreachable target; a partial or known-failing run never reads as green.
+
+let reference: RunningReference;
+let slow: Hostile;
+
+beforeAll(async () => {
+  reference = await startReference({ port: 0, faults: [] });
+  // Every answer 150 ms late: a run long enough to interrupt.
+  slow = await proxyTarget(reference.baseUrl, (e) => e, undefined, 150);
+});
+afterAll(async () => {
+  await slow?.close();
+  await reference?.close();
+});
+
+const targetArgs = () => ['--base-url', slow.url, '--api-key', reference.apiKey, '--org-key', reference.orgKey, '--profile', 'reference', '--seed', '3', '--num-runs', '3'];
+const readResult = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
+
+describe('interruption', () => {
+  test('SIGTERM mid-run: complete reports within 5 s, unfinished requirements are errors, never CONFORMANT', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'dssc-sigterm-'));
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', ...targetArgs(), '--reports', reports], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let signalledAt = 0;
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (!signalledAt && /^ {2}pass {2}CONN-/m.test(stdout)) {
+        signalledAt = Date.now();
+        child.kill('SIGTERM');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(signalledAt, stdout).toBeGreaterThan(0);
+    expect(Date.now() - signalledAt).toBeLessThan(5_000);
+    expect([1, 4]).toContain(code);
+    const result = readResult(reports);
+    expect(result.interrupted).toBe('interrupted by SIGTERM');
+    expect(result.verdict?.verdict).not.toBe('CONFORMANT');
+    expect(result.checks.some((c) => c.status === 'passed')).toBe(true);
+    expect(result.checks.filter((c) => c.status === 'error' && /^interrupted/.test(c.reason ?? '')).length).toBeGreaterThan(10);
+    await expectValidJunit(readFileSync(join(reports, 'junit.xml'), 'utf8'));
+    expect(stdout).toMatch(/^INTERRUPTED interrupted by SIGTERM/m);
+  }, 60_000);
+
+  test('--max-duration: the run stops at its budget with complete reports', async () => {
+    const started = Date.now();
+    const run = await runCli(['run', ...targetArgs(), '--max-duration', '3s']);
+    expect(Date.now() - started).toBeLessThan(12_000);
+    expect(run.code).toBe(4);
+    expect(run.result?.interrupted).toMatch(/--max-duration budget of 3 s ran out/);
+    expect(run.result?.verdict?.verdict).toBe('INCOMPLETE');
+    await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
+  }, 60_000);
+});
+
+describe('reports are never stale', () => {
+  test('exit 3 replaces the previous green junit.xml with one saying why', async () => {
+    const reports = mkdtempSync(join(tmpdir(), 'dssc-stale-'));
+    writeFileSync(join(reports, 'junit.xml'), '<testsuites name="old green run" tests="70" failures="0"/>');
+    writeFileSync(join(reports, 'results.json'), '{"old": true}');
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    await new Promise((r) => server.close(r));
+    const run = await runCli(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1', '--reports', reports]);
+    expect(run.code).toBe(3);
+    const junit = readFileSync(join(reports, 'junit.xml'), 'utf8');
+    expect(junit).not.toContain('old green run');
+    expect(junit).toMatch(/<error message="target http:\/\/127\.0\.0\.1:\d+ unreachable: connection refused"/);
+    await expectValidJunit(junit);
+    expect(readResult(reports).aborted).toMatchObject({ exitCode: 3 });
+  });
+});
+
+describe('setup errors are exit 2 with one line', () => {
+  test('an adapter whose factory throws, or that lacks a method', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-'));
+    writeFileSync(join(dir, 'throws.mjs'), 'export default () => { throw new Error("boom"); };\n');
+    writeFileSync(join(dir, 'partial.mjs'), 'export default () => ({ createWebhookConnection() {} });\n');
+    const throws = await runCli(['run', '--adapter', join(dir, 'throws.mjs')]);
+    expect(throws.code).toBe(2);
+    expect(throws.stderr.trim()).toMatch(/^dss-conformance: --adapter .*throws\.mjs: the factory threw: boom$/);
+    const partial = await runCli(['run', '--adapter', join(dir, 'partial.mjs')]);
+    expect(partial.code).toBe(2);
+    expect(partial.stderr.trim()).toMatch(/missing operation\(s\) createSource/);
+    expect(partial.result?.aborted?.exitCode).toBe(2);
+  });
+
+  test('a receiver port already in use', async () => {
+    const server = createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as { port: number };
+    try {
+      const run = await runCli(['run', '--receiver-port', String(port)]);
+      expect(run.code).toBe(2);
+      expect(run.stderr.trim()).toMatch(new RegExp(`--receiver-port ${port}: the capturing receiver cannot listen there \\(address already in use\\)$`));
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
+
+describe('partial gates and known failures', () => {
+  test('a selection is INCOMPLETE (exit 4), or exit 0 with --allow-incomplete', async () => {
+    const run = await runCli(['run', '--only', 'AUTH-001', '--seed', '1']);
+    expect(run.code).toBe(4);
+    expect(run.result?.verdict?.unjudged).toContain('AUTH-002 (skipped: not-selected)');
+    const allowed = await runCli(['run', '--only', 'AUTH-001', '--seed', '1', '--allow-incomplete']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toMatch(/^verdict: INCOMPLETE/m);
+  });
+
+  test('a baselined failure is expected-fail; a stale entry fails the run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-baseline-run-'));
+    writeFileSync(join(dir, 'known.json'), JSON.stringify({ entries: [{ id: 'EHS-007', reason: 'vendor ticket 42' }] }));
+    const known = await runCli(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]);
+    expect(known.code, known.stdout.slice(-2000)).toBe(0);
+    expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');
+    expect(known.result?.verdict?.verdict).toBe('CONFORMANT');
+    expect(readFileSync(join(known.reports, 'junit.xml'), 'utf8')).toMatch(/<skipped message="expected failure \(baseline: vendor ticket 42\)/);
+    const stale = await runCli(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toMatch(/stale baseline entry "EHS-007"/);
+  });
+});
