@@ -6,7 +6,9 @@ const BASIC = /^basic +\S/i;
 export const authFaults: Fault[] = [
   {
     name: 'bearer-rejected',
-    breaks: ['AUTH-001'],
+    // The key is refused everywhere, so every check that can say so fails (the rest cannot be
+    // judged): the run is NOT CONFORMANT, never a run of skips.
+    breaks: ['AUTH-001', 'CONN-001', 'CONN-002', 'CONN-003', 'CONN-004', 'CONN-005', 'CONN-006', 'CONN-007', 'EHB-002', 'EHS-007', 'VER-001'],
     description: 'Every Bearer credential, the right API key included, is answered 403 (Basic still works).',
     apply: ({ config }) => {
       const authenticate = config.authenticate;

@@ -62,7 +62,7 @@ export const errorHandlingFaults: Fault[] = [
   },
   {
     name: 'put-rejects-empty-body',
-    breaks: ['EHS-004'],
+    breaks: ['EHS-004', 'EHS-007'],
     description: 'PUT /api/syncs/{id}/error-handling answers the body {} 400 validation_error.',
     apply: ({ app }) =>
       beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
