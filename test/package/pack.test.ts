@@ -36,6 +36,20 @@ async function installAndRun(nodeBinDir: string): Promise<{ stdout: string; vers
 }
 
 describe.concurrent('npm pack, install into an empty project, npx dss-conformance run', () => {
+  test('on the system Node 20: one line naming the versions, exit 2', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'dssc-consumer20-'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    const path = ['/usr/bin', process.env.PATH].join(delimiter);
+    expect((await exec('/usr/bin/node', ['--version'])).stdout).toMatch(/^v2[01]\./);
+    await npm(['install', '--no-audit', '--no-fund', tarball], project, path);
+    const error = await exec('npx', ['dss-conformance', 'run', '--seed', '1'], { cwd: project, env: { ...process.env, PATH: path }, timeout: 60_000 }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(error?.code).toBe(2);
+    expect(error?.stderr.trim()).toMatch(/^dss-conformance: needs Node\.js >= 22\.19, found 2[01]\.\d+\.\d+$/);
+  }, 240_000);
+
   test('on Node 24', async () => {
     const { stdout, version } = await installAndRun(dirname(process.execPath));
     expect(version).toMatch(/^v24\./);
