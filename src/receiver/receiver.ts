@@ -33,6 +33,9 @@ function classify(err: ParserError): ClientFault {
   return { kind: 'gone', error }; // ECONNRESET, EPIPE, …: socket-level
 }
 
+/** Bytes of a body kept for a request on an unknown path: enough to see what it was. */
+const UNKNOWN_PATH_PREFIX = 4096;
+
 function rawResponse(status: number): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
 }
@@ -62,6 +65,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const maxBody = positiveInt(options.maxBodyBytes, 8 * MiB, 'maxBodyBytes');
   const maxInflated = positiveInt(options.maxInflatedBytes, 64 * MiB, 'maxInflatedBytes');
   const keepInflated = options.keepInflated ?? true;
+  const maxKept = positiveInt(options.maxKeptBytes, 64 * MiB, 'maxKeptBytes');
+  let keptTotal = 0;
   const onDelivery = options.onDelivery;
   const now = options.now ?? ((): Date => new Date());
 
@@ -89,6 +94,27 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       }
     }
     ch?.record(d);
+  };
+
+  /**
+   * Bounds what the receiver holds whatever a sender does: every delivery is judged and recorded,
+   * but junk on unknown paths keeps only a prefix, and past the total cap bodies are dropped (the
+   * parsed JSON a check judges is kept; bodyBytes still says how much came).
+   */
+  const keep = (d: Delivery, onChannel: boolean): void => {
+    if (!onChannel) {
+      if (d.body.length > UNKNOWN_PATH_PREFIX) d.body = Buffer.from(d.body.subarray(0, UNKNOWN_PATH_PREFIX));
+      delete d.inflated;
+      if (d.bodyBytes > UNKNOWN_PATH_PREFIX) delete d.json;
+    }
+    const size = d.body.length + (d.inflated?.length ?? 0);
+    if (keptTotal + size > maxKept) {
+      d.body = Buffer.alloc(0);
+      delete d.inflated;
+      d.dropped = true;
+      return;
+    }
+    keptTotal += size;
   };
 
   const channelFor = (path: string): ChannelState | undefined => {
@@ -214,6 +240,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const answered = status;
       d.response.status = answered;
       if (ch) ch.inflight--;
+      keep(d, ch !== undefined);
       record(d, ch);
 
       if (answered === 0) {

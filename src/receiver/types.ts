@@ -17,6 +17,8 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** Cap on the gunzipped size. Beyond it: 'inflated body over cap' (gzip bomb), answer 413. Default 64 MiB. */
   maxInflatedBytes?: number;
+  /** Total raw and gunzipped bytes kept over all deliveries; past it bodies are dropped (Delivery.dropped). Default 64 MiB. */
+  maxKeptBytes?: number;
   /** Keep the gunzipped bytes on each Delivery. Default true; turn off for long runs (the raw body and the parsed JSON are kept either way). */
   keepInflated?: boolean;
   /**
@@ -92,7 +94,9 @@ export interface Delivery {
   headers: Record<string, string>;
   /** Raw body bytes actually received (for malformed requests: the bytes the parser rejected). */
   bodyBytes: number;
-  /** Raw bytes kept (up to maxBodyBytes). */
+  /** The body was judged but not kept: the receiver's storage cap (maxKeptBytes) was reached. */
+  dropped?: boolean;
+  /** Raw bytes kept (up to maxBodyBytes; a 4 KiB prefix on unknown paths; none when dropped). */
   body: Buffer;
   /** The body starts with the gzip magic 1f 8b. */
   gzip: boolean;
