@@ -52,6 +52,15 @@ export interface TargetAdapter {
   cleanup?(): Promise<void>;
 }
 
+/**
+ * Thrown by an adapter operation the target cannot do (no way to write a source, say): the checks
+ * that need it are skipped as 'unsupported'. An adapter module that cannot import this class
+ * throws any Error whose name is 'Unsupported'. Any other exception makes those checks errors.
+ */
+export class Unsupported extends Error {
+  override name = 'Unsupported';
+}
+
 export type AdapterFactory = (context: AdapterContext) => TargetAdapter | Promise<TargetAdapter>;
 
 export const ADAPTER_METHODS = ['createWebhookConnection', 'createSource', 'writeRows', 'createModelSync', 'startRun', 'waitForRun'] as const;

@@ -1,6 +1,6 @@
 import { test, type TestContext } from 'vitest';
 import { TransportError } from '../client/http-client.ts';
-import { redactor, Unmet } from './context.ts';
+import { redactor, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 
 /** The prefix by which the collector tells an unjudgeable answer (status error) from a failure. */
 export const UNJUDGEABLE = 'UNJUDGEABLE: ';
@@ -25,9 +25,11 @@ export function check(title: string, body: (t: TestContext) => Promise<void>): v
     try {
       await body(t);
     } catch (error) {
+      if (error instanceof UnsupportedOperation) t.skip(redactor().text(`unsupported: ${error.message}`));
       if (error instanceof Unmet) t.skip(redactor().text(`precondition not met: ${error.message}`));
       const transport = transportCause(error);
       if (transport) throw new Error(UNJUDGEABLE + redactor().text(transport.message.split('\n')[0] ?? 'no answer'));
+      if (error instanceof Unjudgeable) throw new Error(UNJUDGEABLE + redactor().text(error.message.split('\n')[0] ?? 'no answer'));
       throw error;
     }
   });

@@ -103,12 +103,18 @@ export function unknownId(label: string): string {
 /** A precondition that is not met is not this check's failure: skip with the reason. */
 export class Unmet extends Error {}
 
+/** The target or its adapter declares it cannot do what the check needs: skip as 'unsupported'. */
+export class UnsupportedOperation extends Unmet {}
+
+/** Something the check needs failed without an answer to judge (an adapter operation threw): status error. */
+export class Unjudgeable extends Error {}
+
 export async function need<T>(t: TestContext, what: string, get: () => Promise<T>): Promise<T> {
   try {
     return await get();
   } catch (error) {
     // No judgeable answer is the check's error, not a precondition the target failed.
-    if (error instanceof TransportError) throw error;
+    if (error instanceof TransportError || error instanceof Unjudgeable || error instanceof UnsupportedOperation) throw error;
     const message = error instanceof Error ? error.message.split('\n')[0] : String(error);
     return t.skip(redactor().text(`precondition not met: ${what}: ${message}`));
   }

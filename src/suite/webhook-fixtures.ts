@@ -6,7 +6,8 @@ import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../ada
 import { fakerValue } from '../generators/from-schema.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
-import { api, learnId, once, redactor, resourceName, settings, Unmet } from './context.ts';
+import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
+import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -137,9 +138,17 @@ async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
 }
 
+/**
+ * What an adapter operation's failure means for the checks that need it: an operation the
+ * adapter declares unsupported (an error named 'Unsupported') is a skip; no answer from the target
+ * is the check's error, as is any other exception (the operation could not be judged).
+ */
 function unmet(what: string) {
   return (error: unknown): never => {
-    throw new Unmet(`the adapter could not ${what}: ${(error as Error).message.split('\n')[0]}`);
+    if (error instanceof TransportError) throw error;
+    const message = `the adapter could not ${what}: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+    if ((error as Error)?.name === 'Unsupported') throw new UnsupportedOperation(message);
+    throw new Unjudgeable(message);
   };
 }
 

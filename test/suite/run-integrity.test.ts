@@ -113,6 +113,23 @@ describe('setup errors are exit 2 with one line', () => {
   });
 });
 
+describe('adapter operations that fail', () => {
+  test('an operation declared Unsupported skips its checks as unsupported; any other exception makes them errors', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-ops-'));
+    const example = join(ROOT, 'fixtures/adapters/example-adapter.mjs');
+    const variant = (name: string, thrown: string) =>
+      writeFileSync(join(dir, name), `import make from ${JSON.stringify(example)};\nexport default async (ctx) => ({ ...(await make(ctx)), async createSource() { ${thrown} } });\n`);
+    variant('unsupported.mjs', "const e = new Error('this target has no writable source'); e.name = 'Unsupported'; throw e;");
+    variant('broken.mjs', "throw new Error('source service answered 500');");
+    const unsupported = await runCli(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']);
+    expect(unsupported.result?.checks.map((c) => [c.id, c.status, c.skipClass])).toEqual([['WH-001', 'skipped', 'unsupported'], ['WH-002', 'skipped', 'unsupported']]);
+    expect(unsupported.result?.checks[0]?.reason).toMatch(/^unsupported: the adapter could not create a source: this target has no writable source$/);
+    const broken = await runCli(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']);
+    expect(broken.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-001', 'error', 'the adapter could not create a source: source service answered 500']]);
+    expect(broken.code).toBe(4);
+  });
+});
+
 describe('partial gates and known failures', () => {
   test('a selection is INCOMPLETE (exit 4), or exit 0 with --allow-incomplete', async () => {
     const run = await runCli(['run', '--only', 'AUTH-001', '--seed', '1']);
