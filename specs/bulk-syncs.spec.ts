@@ -2,7 +2,8 @@ import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
-import { expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
+import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
+import { negativeCases } from '../src/generators/coverage.ts';
 import { bulkSyncBody, cachedSourceId, readySource, sourceKind } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
 
@@ -60,6 +61,8 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
   const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore' }));
   const required = ['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule'];
+  const cases = negativeCases('bulk-sync-request-2023-04-25.schema.json', valid, (k) => required.includes(k));
+  await expectEveryCase('BULK-005', cases, (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
   const broken = brokenArbitrary('bulk-sync-request-2023-04-25.schema.json', fc.constant(valid)).filter((b) => required.some((k) => b.broken.startsWith(k) || b.broken.endsWith(`${k} missing`)));
   await fc.assert(
     fc.asyncProperty(broken, async ({ value, broken: why }) => {

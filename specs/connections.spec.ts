@@ -6,7 +6,8 @@ import type { ApiResponse } from '../src/client/http-client.ts';
 import { atPointer, type KindName } from '../src/profile/profile.ts';
 import { validate } from '../src/schemas.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, Unmet } from '../src/suite/context.ts';
-import { expectStatus, fail, is2xx } from '../src/suite/expect.ts';
+import { expectEveryCase, expectStatus, fail, is2xx } from '../src/suite/expect.ts';
+import { negativeCases } from '../src/generators/coverage.ts';
 import { check } from '../src/suite/check.ts';
 
 // Spec › Resources › Connection (request to create), configuration by kind; POST /api/connections.
@@ -69,6 +70,13 @@ check('CONN-003 the marketing platform kind is accepted with configuration {}', 
 
 check('CONN-004 a connection request that breaks the request shape is answered 400', async (t) => {
   await requireKind(t, 'relationalDatabase');
+  const base = connectionBody('relationalDatabase');
+  const configuration = base.configuration as Record<string, unknown>;
+  const cases = [
+    ...negativeCases('connection-request.schema.json', base),
+    ...negativeCases(CONFIG_REF('relationalDatabase'), configuration).map((c) => ({ name: `configuration.${c.name}`, value: { ...base, configuration: c.value } })),
+  ];
+  await expectEveryCase('CONN-004', cases, (c) => api().post('/api/connections', c.value), (s) => s === 400, '400');
   const valid = fc.constant(null).map(() => connectionBody('relationalDatabase'));
   const broken = fc.oneof(
     brokenArbitrary('connection-request.schema.json', valid),

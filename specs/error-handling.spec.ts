@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
-import { dataOf, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
+import { dataOf, expectEveryCase, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
+import { negativeCases, NOT_OBJECTS, positiveCases } from '../src/generators/coverage.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
 import { FIELDS, NotObservable, put, runModel, sameSubscribers, sameValue, unwrapFastCheck, Update, updateBody, type Rule } from '../src/suite/error-handling-model.ts';
 import { check } from '../src/suite/check.ts';
@@ -77,6 +78,10 @@ check('EHS-004 an empty object as body is valid and changes nothing', async (t) 
 
 check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\'s types', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
+  // Coverage phase: each field alone, each one null, the empty list, all of them; then random bodies.
+  const sample = { auto_retry_record_errors: false, notify_on_record_errors: true, subscribers: ['dssc-cover@example.com', 'dssc-cover2@example.com'], warning_notifications: false };
+  const cases = positiveCases('sync-error-handling-update.schema.json', sample);
+  await expectEveryCase('EHS-005', cases, (c) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, c.value), (s) => s === 200, '200');
   await fc.assert(
     fc.asyncProperty(updateBody, async (body) => {
       const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, body);
@@ -90,10 +95,13 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
 check('EHS-006 a PUT body with a field of the wrong type, or not an object, is answered 400', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
   const path = `/api/syncs/${encodeURIComponent(syncId)}/error-handling`;
-  for (const raw of ['[]', '"settings"', '42']) {
-    const res = await api().send({ method: 'PUT', path, rawBody: raw });
-    expectStatus(res, 400, `PUT with body ${raw}`);
-  }
+  // Coverage phase: every field given every wrong type (near misses included), every list item a
+  // wrong type, every body that is not an object; then the random phase explores beyond.
+  const cases = [
+    ...negativeCases('sync-error-handling-update.schema.json', {}).map((c) => ({ name: c.name, body: JSON.stringify(c.value) })),
+    ...NOT_OBJECTS.map((raw) => ({ name: `body ${raw}`, body: raw })),
+  ];
+  await expectEveryCase('EHS-006', cases, (c) => api().send({ method: 'PUT', path, rawBody: c.body }), (s) => s === 400, '400');
   await fc.assert(
     fc.asyncProperty(brokenArbitrary('sync-error-handling-update.schema.json'), async ({ value, broken }) => {
       const res = await api().put(path, value);

@@ -204,6 +204,21 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } })).status).toBe(200);
     },
   },
+  'put-subscribers-lone-string': {
+    probe: async (ref) => {
+      const answer = await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: { subscribers: 'a@x.org' } });
+      expect(answer.status).toBe(200);
+      expect(answer.json.data.subscribers).toEqual(['a@x.org']);
+    },
+  },
+  'connection-port-numeric-string': {
+    probe: async (ref) => {
+      const body = connectionBody('postgresql');
+      const answer = await call(ref, 'POST', '/api/connections', { body: { ...body, configuration: { ...(body.configuration as object), port: '5432' } } });
+      expect(answer.status).toBe(200);
+      expectError(await call(ref, 'POST', '/api/connections', { body: { ...body, configuration: { ...(body.configuration as object), port: 'x' } } }), 400, 'validation_error');
+    },
+  },
   'put-unknown-id-empty-body-200': {
     probe: async (ref) => {
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: {} })).status).toBe(200);

@@ -61,6 +61,16 @@ export const connectionFaults: Fault[] = [
       }),
   },
   {
+    name: 'connection-port-numeric-string',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections takes a relational database port written as a string of digits ("5432", "1") as that number.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const configuration = isObject(request.body) ? request.body.configuration : undefined;
+        if (isObject(configuration) && typeof configuration.port === 'string' && /^\d+$/.test(configuration.port)) configuration.port = Number(configuration.port);
+      }),
+  },
+  {
     name: 'echo-secrets-base64',
     breaks: ['CONN-005'],
     description: 'POST /api/connections answers a base64 "fingerprint" of the password and cloud_secret_access_key it was sent (data.configuration.<field>_b64).',

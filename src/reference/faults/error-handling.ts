@@ -109,6 +109,16 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
   },
   {
+    name: 'put-subscribers-lone-string',
+    breaks: ['EHS-006'],
+    description: 'PUT /api/syncs/{id}/error-handling takes a lone e-mail string for subscribers as a list of one.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.subscribers === 'string' && body.subscribers.includes('@')) body.subscribers = [body.subscribers];
+      }),
+  },
+  {
     name: 'put-unknown-id-empty-body-200',
     breaks: ['EHS-007'],
     description: 'PUT /api/syncs/{id}/error-handling with an empty body {} answers an unknown id 200 with the defaults (only bodies that change something look the id up).',
