@@ -78,9 +78,10 @@ check('EHS-004 an empty object as body is valid and changes nothing', async (t) 
 
 check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec\'s types', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
-  // Coverage phase: each field alone, each one null, the empty list, all of them; then random bodies.
+  // Coverage phase: each field alone, the empty list, all of them; then random bodies. Null is
+  // EHS-008's rule, judged there only.
   const sample = { auto_retry_record_errors: false, notify_on_record_errors: true, subscribers: ['dssc-cover@example.com', 'dssc-cover2@example.com'], warning_notifications: false };
-  const cases = positiveCases('sync-error-handling-update.schema.json', sample);
+  const cases = positiveCases('sync-error-handling-update.schema.json', sample).filter((c) => !c.name.endsWith('= null'));
   await expectEveryCase('EHS-005', cases, (c) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, c.value), (s) => s === 200, '200');
   await fc.assert(
     fc.asyncProperty(updateBody, async (body) => {
