@@ -48,7 +48,7 @@ check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)',
 const replacesList: Rule = (sent, _before, after) => {
   const list = sent.subscribers;
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return sameSubscribers(after.subscribers, list) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but it is ${JSON.stringify(after.subscribers)}`;
+  return sameSubscribers(list, after.subscribers) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but it is ${JSON.stringify(after.subscribers)}`;
 };
 
 check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
@@ -58,12 +58,27 @@ check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)
 
 const emptyRemovesAll: Rule = (sent, _before, after) => {
   if (!Array.isArray(sent.subscribers) || sent.subscribers.length > 0) return undefined;
-  return sameSubscribers(after.subscribers, []) ? undefined : `subscribers [] should remove all subscribers, but the list is ${JSON.stringify(after.subscribers)}`;
+  return sameSubscribers([], after.subscribers) ? undefined : `subscribers [] should remove all subscribers, but the list is ${JSON.stringify(after.subscribers)}`;
 };
 
 check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
   const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
   await modelBased(t, 'EHS-003', [empty.map((b) => new Update(b, emptyRemovesAll)), updateBody.map((b) => new Update(b, emptyRemovesAll))]);
+});
+
+const BOOLEANS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
+
+const sentApplied: Rule = (sent, _before, after) => {
+  for (const f of BOOLEANS) {
+    if (typeof sent[f] === 'boolean' && after[f] !== sent[f]) return `${f} was sent as ${String(sent[f])} but the answer holds ${JSON.stringify(after[f])}`;
+  }
+  return undefined;
+};
+
+check('EHS-009 a boolean sent in the PUT body is applied, also when it equals the current value (model-based)', async (t) => {
+  // Bodies that resend the current value are as likely as changes: a target that flips or ignores a field is seen either way.
+  const booleans = fc.record({ auto_retry_record_errors: fc.boolean(), notify_on_record_errors: fc.boolean(), warning_notifications: fc.boolean() }, { requiredKeys: [] });
+  await modelBased(t, 'EHS-009', [booleans.map((b) => new Update(b, sentApplied)), updateBody.map((b) => new Update(b, sentApplied))]);
 });
 
 check('EHS-004 an empty object as body is valid and changes nothing', async (t) => {

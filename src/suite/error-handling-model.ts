@@ -23,10 +23,21 @@ export interface Real {
 /** The target answered 200 without `data` (allowed by the spec), so its state cannot be observed. */
 export class NotObservable extends Error {}
 
-/** Subscribers compared as sets, case-insensitively: order and case are not rules of the spec. */
-export function sameSubscribers(a: unknown, b: unknown): boolean {
-  const norm = (v: unknown) => (Array.isArray(v) ? [...new Set(v.map((s) => String(s).toLowerCase()))].sort() : v === null || v === undefined ? [] : v);
-  return JSON.stringify(norm(a)) === JSON.stringify(norm(b));
+const addresses = (v: unknown): string[] => (Array.isArray(v) ? v.map((s) => String(s).toLowerCase()) : []);
+const counts = (list: string[]) => list.reduce((m, s) => m.set(s, (m.get(s) ?? 0) + 1), new Map<string, number>());
+
+/**
+ * Subscribers as expected (first) and as answered (second): the same addresses, order and case
+ * aside, and no address more often than it was expected (an added duplicate is a change; a target
+ * that keeps each address once is not wrong, as the spec makes no rule of duplicates).
+ */
+export function sameSubscribers(expected: unknown, actual: unknown): boolean {
+  if (!Array.isArray(actual) && actual !== null && actual !== undefined) return false;
+  const want = counts(addresses(expected));
+  const got = counts(addresses(actual));
+  if (want.size !== got.size) return false;
+  for (const [address, n] of got) if (!want.has(address) || n > Math.max(1, want.get(address)!)) return false;
+  return true;
 }
 
 export function sameValue(field: Field, a: unknown, b: unknown): boolean {

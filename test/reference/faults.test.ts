@@ -204,6 +204,28 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } })).status).toBe(200);
     },
   },
+  'put-ignores-warning-notifications': {
+    probe: async (ref) => {
+      const id = await createModelSync(ref);
+      const before = (await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: {} })).json.data.warning_notifications;
+      const answer = await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: { warning_notifications: !before } });
+      expect(answer.json.data.warning_notifications).toBe(before);
+    },
+  },
+  'put-flips-resent-boolean': {
+    probe: async (ref) => {
+      const id = await createModelSync(ref);
+      const before = (await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: {} })).json.data.auto_retry_record_errors;
+      const answer = await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: { auto_retry_record_errors: before } });
+      expect(answer.json.data.auto_retry_record_errors).toBe(!before);
+    },
+  },
+  'put-duplicates-first-subscriber': {
+    probe: async (ref) => {
+      const answer = await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: { subscribers: ['a@x.org', 'b@x.org'] } });
+      expect(answer.json.data.subscribers).toEqual(['a@x.org', 'a@x.org', 'b@x.org']);
+    },
+  },
   'put-subscribers-lone-string': {
     probe: async (ref) => {
       const answer = await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: { subscribers: 'a@x.org' } });

@@ -80,6 +80,19 @@ export const benignVariants: readonly Fault[] = [
     }),
   },
   {
+    name: 'subscribers-normalised',
+    breaks: [],
+    description: 'Subscriber addresses are answered in lower case and each once (the spec makes no rule of case or duplicates).',
+    apply: ({ app }) => app.addHook('preSerialization', async (request, _reply, payload: unknown) => {
+      const onErrorHandling = request.routeOptions.url === ROUTES.syncErrorHandling || request.routeOptions.url === ROUTES.bulkErrorHandling;
+      if (onErrorHandling && isObject(payload) && isObject(payload.data) && Array.isArray(payload.data.subscribers)) {
+        const list = [...new Set((payload.data.subscribers as unknown[]).map((s) => String(s).toLowerCase()))];
+        return { ...payload, data: { ...payload.data, subscribers: list } };
+      }
+      return payload;
+    }),
+  },
+  {
     name: 'delivery-no-content-encoding',
     breaks: [],
     description: 'Gzip delivery bodies without a Content-Encoding header (the spec\'s header table does not list it).',

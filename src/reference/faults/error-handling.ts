@@ -50,6 +50,39 @@ export const errorHandlingFaults: Fault[] = [
       }),
   },
   {
+    name: 'put-ignores-warning-notifications',
+    breaks: ['EHS-009'],
+    description: 'PUT /api/syncs/{id}/error-handling answers 200 but never changes warning_notifications.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const { warning_notifications: _ignored, ...rest } = patch;
+        return original(id, rest);
+      }),
+  },
+  {
+    name: 'put-flips-resent-boolean',
+    breaks: ['EHS-009'],
+    description: 'PUT /api/syncs/{id}/error-handling toggles auto_retry_record_errors when it is sent with the value it already has.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const current = store.syncErrorHandling(id);
+        if (current && typeof patch.auto_retry_record_errors === 'boolean' && patch.auto_retry_record_errors === current.auto_retry_record_errors) {
+          return original(id, { ...patch, auto_retry_record_errors: !patch.auto_retry_record_errors });
+        }
+        return original(id, patch);
+      }),
+  },
+  {
+    name: 'put-duplicates-first-subscriber',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling stores the first sent subscriber twice (the set of addresses is right, the list is not).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const list = patch.subscribers;
+        return original(id, list && list.length > 0 ? { ...patch, subscribers: [list[0]!, ...list] } : patch);
+      }),
+  },
+  {
     name: 'put-ignores-empty-list',
     breaks: ['EHS-003'],
     description: 'PUT /api/syncs/{id}/error-handling with subscribers [] leaves the list as it was instead of emptying it.',
