@@ -1,5 +1,5 @@
 import type { ApiResponse, AuthMode } from '../src/client/http-client.ts';
-import { api, connectionBody, profile, redactor, settings, unknownId } from '../src/suite/context.ts';
+import { api, apiVersion, connectionBody, profile, redactor, settings, unknownId } from '../src/suite/context.ts';
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
@@ -123,7 +123,7 @@ check('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong c
   const requests: Array<[string, () => Promise<Record<string, unknown>>]> = [];
   if (profile().kinds?.relationalDatabase?.configuration) requests.push(['/api/connections', async () => connectionBody('relationalDatabase')]);
   const source = await cachedSourceId().catch(() => undefined);
-  if (source) requests.push(['/api/bulk/syncs', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore' })]);
+  if (source) requests.push(['/api/bulk/syncs', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' })]);
   if (requests.length === 0) t.skip('no valid request could be built: the profile gives no relational database configuration and no source became ready');
   const cases: Array<[string, AuthMode]> = [['no Authorization', 'none'], ...wrongCredentials().slice(0, 1)];
   for (const [path, body] of requests) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
+import { api, apiVersion, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { negativeCases } from '../src/generators/coverage.ts';
 import { bulkSyncBody, cachedSourceId, readySource, sourceKind } from '../src/suite/fixtures.ts';
@@ -39,7 +39,7 @@ check('BULK-002 repeating the request after "No schemas found" reaches 2xx withi
 
 check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
-  const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore', schemas: [] }));
+  const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore', schemas: [] }));
   delete body.schemas;
   const res = await api().post('/api/bulk/syncs', body);
   expectStatus(res, is2xx, 'POST /api/bulk/syncs without schemas');
@@ -52,14 +52,14 @@ check('BULK-004 a bulk sync that names source objects in schemas is accepted', a
     return list;
   });
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
-  const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore', schemas: objects.slice(0, 1) }));
+  const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore', schemas: objects.slice(0, 1) }));
   const res = await api().post('/api/bulk/syncs', body);
   expectStatus(res, is2xx, `POST /api/bulk/syncs with schemas ${JSON.stringify(objects.slice(0, 1))}`);
 });
 
 check('BULK-005 a bulk sync with a required field missing or of the wrong type is not accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
-  const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: '2025-09-18', destination: 'objectStore' }));
+  const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }));
   const required = ['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule'];
   const cases = negativeCases('bulk-sync-request-2023-04-25.schema.json', valid, (k) => required.includes(k));
   await expectEveryCase('BULK-005', cases, (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');

@@ -23,7 +23,7 @@ export interface Profile {
   generatedConfigurations?: boolean;
   pointers?: { id?: string; authUrl?: string };
   auth?: { basic?: 'key-as-username' | 'key-as-password' };
-  versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number };
+  versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number; supported?: string[] };
   schemaCache?: { observable?: boolean; timeoutMs?: number; retryIntervalMs?: number };
   errorHandling?: { putNull?: 'unchanged' | 'clear' };
   modelSync?: { existingId?: string; path?: string; connectionKind?: KindName; request?: Record<string, unknown> };

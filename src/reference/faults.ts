@@ -31,8 +31,8 @@ export function faultNames(): string[] {
 }
 
 /** What the catalogue says about each fault, without the means to apply it (for listings and coverage). */
-export function faultCatalogue(): { name: string; breaks: string[]; description: string }[] {
-  return FAULTS.map(({ name, breaks, description }) => ({ name, breaks: [...breaks], description }));
+export function faultCatalogue(): { name: string; breaks: string[]; description: string; apiVersion?: string }[] {
+  return FAULTS.map(({ name, breaks, description, apiVersion }) => ({ name, breaks: [...breaks], description, ...(apiVersion ? { apiVersion } : {}) }));
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */

@@ -18,7 +18,7 @@ export function consoleSummary(run: RunResult): string {
   const lines: string[] = [];
   for (const c of run.checks.filter((x) => x.status === 'failed' || x.status === 'error' || x.status === 'stale')) {
     const text = c.status === 'failed' ? c.message ?? '' : c.reason ?? '';
-    lines.push('', `${c.status === 'error' ? 'ERROR' : 'FAIL'} ${c.title} [${c.level}] ${c.section}`, ...text.split('\n').map((l) => `  ${l}`), `  replay: ${replayCommand(run, c.id)}`);
+    lines.push('', `${c.status === 'error' ? 'ERROR' : 'FAIL'} ${c.title} [${c.level}] ${c.section}`, ...text.split('\n').map((l) => `  ${l}`), `  replay: ${replayCommand(run, c)}`);
   }
   for (const e of run.errors) lines.push('', `ERROR ${e}`);
   for (const p of run.problems ?? []) lines.push('', `FAIL ${p}`);

@@ -69,10 +69,10 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
         out.push(`${open}>`, `      <skipped message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
       } else if (c.status === 'error') {
         const reason = c.reason ?? 'no judgeable answer';
-        out.push(`${open}>`, `      <error message="${escape(redactor.text(reason.split('\n')[0] ?? reason))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c.id)}`))}</error>`, '    </testcase>');
+        out.push(`${open}>`, `      <error message="${escape(redactor.text(reason.split('\n')[0] ?? reason))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c)}`))}</error>`, '    </testcase>');
       } else {
         const message = c.status === 'stale' ? c.reason ?? 'stale baseline entry' : c.message ?? '(no message)';
-        const body = [`${c.id} [${c.level}] ${c.section}`, '', message, '', `replay: ${replayCommand(run, c.id)}`].join('\n');
+        const body = [`${c.id} [${c.level}] ${c.section}`, '', message, '', `replay: ${replayCommand(run, c)}`].join('\n');
         const first = message.split('\n')[0] ?? 'failed';
         out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
       }

@@ -50,6 +50,8 @@ export interface CheckResult {
   /** Failure message: evidence, redacted. */
   message?: string;
   durationMs: number;
+  /** The version of the pass this result comes from, when the run made one pass per version (--api-version all). */
+  version?: string;
 }
 
 export interface RunResult {
@@ -106,7 +108,7 @@ export function summarize(run: RunResult): Counts {
   return { passed: count('passed'), failed: count('failed', 'stale'), skipped: count('skipped'), error: count('error') + run.errors.length, expectedFail: count('expected-fail') };
 }
 
-/** `npx dss-conformance run … --only ID`: what reproduces one check. */
-export function replayCommand(run: RunResult, id: string): string {
-  return `${run.replay} --only ${id}`;
+/** `npx dss-conformance run … --only ID [--api-version V]`: what reproduces one check. */
+export function replayCommand(run: RunResult, check: Pick<CheckResult, 'id' | 'version'>): string {
+  return `${run.replay} --only ${check.id}${check.version ? ` --api-version ${check.version}` : ''}`;
 }

@@ -18,6 +18,8 @@ export class CollectReporter implements Reporter {
   readonly errors: string[] = [];
   /** Called with each check as it finishes (live console). */
   onCheck: ((check: CheckResult) => void) | undefined;
+  /** The version of the current pass (--api-version all): results are titled `… @<version>`. */
+  version: string | undefined;
   private readonly requirements: Map<string, Requirement>;
   private readonly redactor: Redactor;
   private readonly selected: RegExp | undefined;
@@ -42,12 +44,21 @@ export class CollectReporter implements Reporter {
     for (const e of unhandled) this.errors.push(this.redactor.text(e.message ?? String(e)));
   }
 
+  /** Which checks this pass runs (a later version pass leaves out the VER checks). */
+  set selection(pattern: RegExp | undefined) {
+    this.selectedNow = pattern;
+  }
+
+  private selectedNow: RegExp | undefined;
+
   private keep(test: TestCase): void {
-    if (this.seen.has(test.id)) return;
-    if (this.selected && !this.selected.test(test.name)) return;
+    const key = `${this.version ?? ''} ${test.id}`;
+    if (this.seen.has(key)) return;
+    const selected = this.selectedNow ?? this.selected;
+    if (selected && !selected.test(test.name)) return;
     const state = test.result().state;
     if (state === 'pending') return;
-    this.seen.add(test.id);
+    this.seen.add(key);
     const check = this.toCheck(test, areaOf(test.module.moduleId));
     this.checks.push(check);
     this.onCheck?.(check);
@@ -59,7 +70,8 @@ export class CollectReporter implements Reporter {
     const requirement = this.requirements.get(id);
     const base = {
       id,
-      title: test.name,
+      title: this.version ? `${test.name} @${this.version}` : test.name,
+      ...(this.version ? { version: this.version } : {}),
       area,
       level: requirement?.level ?? ('UNKNOWN' as const),
       section: requirement?.section ?? '',

@@ -17,6 +17,7 @@ import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite } from './run-suite.ts';
 import { checkSetup } from './setup-check.ts';
 import { variantCatalogue } from '../reference/faults.ts';
+import { DEFAULT_API_VERSION, KNOWN_VERSIONS } from './settings.ts';
 import type { RunSettings } from './settings.ts';
 
 const HELP = `usage: dss-conformance run [flags]
@@ -36,6 +37,9 @@ port and runs against it (that is what 'npm start' does).
   --only ID,...       run only these requirement IDs (see 'dss-conformance coverage')
   --timeout-ms N      per-request timeout (default: 10000)
   --max-rps N         request rate bound (default: 20 against --base-url, unbounded for the embedded reference)
+  --api-version V     X-Service-Version the checks send: one of ${KNOWN_VERSIONS.join(', ')} (default ${DEFAULT_API_VERSION}),
+                      or 'all': one pass per version the profile declares supported (versions.supported, default all),
+                      each result labelled '@<version>' (env DSS_API_VERSION); the VER checks run in the first pass
   --fault NAME        embedded reference only: break one rule of it (repeatable; see 'dss-conformance faults')
   --variant NAME      embedded reference only: make it conforming-but-unusual in one way (repeatable)
   --adapter FILE      module whose default export makes the target adapter for the webhook checks
@@ -80,6 +84,7 @@ export async function runCommand(argv: string[]): Promise<number> {
         'max-rps': { type: 'string' },
         fault: { type: 'string', multiple: true },
         variant: { type: 'string', multiple: true },
+        'api-version': { type: 'string' },
         adapter: { type: 'string' },
         'receiver-host': { type: 'string' },
         'receiver-port': { type: 'string' },
@@ -149,6 +154,8 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
   const maxDurationMs = parseDuration(str('max-duration') ?? (process.env.DSS_MAX_DURATION || undefined)) ?? 30 * 60_000;
   const maxRetryAfterMs = (parseIntFlag('max-retry-after-s', str('max-retry-after-s'), 0, 86_400) ?? 60) * 1000;
   const maxResponseBytes = parseIntFlag('max-response-bytes', str('max-response-bytes'), 1024, 2 ** 31) ?? 8 * 1024 * 1024;
+  const apiVersionFlag = str('api-version') ?? (process.env.DSS_API_VERSION || undefined) ?? DEFAULT_API_VERSION;
+  if (apiVersionFlag !== 'all' && !(KNOWN_VERSIONS as readonly string[]).includes(apiVersionFlag)) throw new UsageError(`--api-version must be one of ${KNOWN_VERSIONS.join(', ')} or all, got ${JSON.stringify(apiVersionFlag)}`);
   const known = new Set(loadRequirements().map((r) => r.id));
   const only = (str('only') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
   for (const id of only) if (!known.has(id)) throw new UsageError(`--only: unknown requirement ID ${id} (see 'dss-conformance coverage')`);
@@ -180,17 +187,21 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
       embedded, reportsDir, adapterPath, timestampToleranceS: tolerance,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
+      apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
     };
+    const versions = apiVersionFlag === 'all' ? (profile.versions?.supported ?? [...KNOWN_VERSIONS]) : [settings.apiVersion];
     await checkSetup(settings);
 
     process.stdout.write(redactor.text(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${faults.length ? ` with fault ${faults.join(', ')}` : ''}` : redactUserinfo(baseUrl)}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}`) + '\n');
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
 
+    const deliveries: DeliveryLog = { all: [], seen: false };
     const collector = new CollectReporter(loadRequirements(), redactor, only.length > 0 ? onlyPattern(only) : undefined);
     collector.onCheck = (c) => process.stdout.write(checkLine(c));
     const finish = (interrupted?: string): number => {
-      const run = assemble(settings, collector, startedAt, only, interrupted, baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined);
+      collectDeliveries(reportsDir, deliveries);
+      const run = assemble(settings, collector, startedAt, only, interrupted, baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined, deliveries);
       writeReports(reportsDir, run, redactor);
       process.stdout.write(consoleSummary(run) + `reports: ${OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || run.deliveries).map((f) => join(reportsDir, f)).join(', ')}\n`);
       const code = run.verdict?.verdict === 'CONFORMANT' ? EXIT.ok : run.verdict?.verdict === 'INCOMPLETE' ? EXIT.incomplete : EXIT.checkFailed;
@@ -210,7 +221,17 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
     const budget = setTimeout(() => stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
     budget.unref();
     try {
-      await runSuite(settings, only, collector);
+      for (const [index, version] of versions.entries()) {
+        // A later pass leaves out the VER checks: they try every version themselves.
+        const ids = (only.length > 0 ? only : [...known]).filter((id) => index === 0 || !id.startsWith('VER-'));
+        if (ids.length === 0) continue;
+        const pattern = only.length > 0 || index > 0 ? onlyPattern(ids) : undefined;
+        collector.selection = pattern;
+        collector.version = versions.length > 1 ? version : undefined;
+        const pass = versions.length > 1 ? { ...settings, apiVersion: version, versionPass: { version, index, first: index === 0 } } : settings;
+        await runSuite(pass, pattern, collector);
+        collectDeliveries(reportsDir, deliveries);
+      }
     } finally {
       clearTimeout(budget);
       process.off('SIGINT', onSignal);
@@ -248,14 +269,14 @@ function replayLine(flags: Flags, o: { embedded: boolean; baseUrl: string | unde
     flag('profile'),
     `--seed ${o.seed}`,
     flags['num-runs'] ? `--num-runs ${o.numRuns}` : '',
-    ...['timeout-ms', 'max-rps', 'adapter', 'receiver-host', 'receiver-port', 'receiver-public-url', 'timestamp-tolerance-s', 'max-duration', 'max-retry-after-s', 'max-response-bytes', 'baseline'].map(flag),
+    ...['api-version', 'timeout-ms', 'max-rps', 'adapter', 'receiver-host', 'receiver-port', 'receiver-public-url', 'timestamp-tolerance-s', 'max-duration', 'max-retry-after-s', 'max-response-bytes', 'baseline'].map(flag),
     ...((flags.fault as string[] | undefined) ?? []).map((f) => `--fault ${quote(f)}`),
     ...((flags.variant as string[] | undefined) ?? []).map((f) => `--variant ${quote(f)}`),
   ].filter(Boolean).join(' ');
 }
 
 /** The run's result from the checks collected so far; on interruption the unjudged are errors. */
-function assemble(settings: RunSettings, collector: CollectReporter, startedAt: Date, only: string[], interrupted: string | undefined, baseline: (Baseline & { file: string }) | undefined): RunResult {
+function assemble(settings: RunSettings, collector: CollectReporter, startedAt: Date, only: string[], interrupted: string | undefined, baseline: (Baseline & { file: string }) | undefined, deliveries: DeliveryLog): RunResult {
   const requirements = loadRequirements();
   const selected = only.length > 0 ? new Set(only) : undefined;
   let checks = [...collector.checks];
@@ -280,7 +301,7 @@ function assemble(settings: RunSettings, collector: CollectReporter, startedAt: 
     replay: settings.replay,
     checks,
     errors: [...collector.errors],
-    deliveries: readDeliveryLog(settings.reportsDir),
+    ...(deliveries.seen ? { deliveries: deliveries.all } : {}),
     ...(interrupted ? { interrupted } : {}),
     ...(problems.length ? { problems } : {}),
     ...(baseline ? { baseline: { file: baseline.file, unmatched } } : {}),
@@ -324,7 +345,24 @@ function ensureWritable(dir: string): void {
   }
 }
 
-/** The receiver's log, written by the webhook checks' worker: every delivery, malformed ones too. */
+/**
+ * Each pass's worker writes the receiver's log (every delivery, malformed ones too) to
+ * deliveries.json; a run of several passes keeps them all, and the final file holds every one.
+ */
+function collectDeliveries(dir: string, into: DeliveryLog): void {
+  const log = readDeliveryLog(dir);
+  if (!log) return;
+  into.seen = true;
+  into.all.push(...log);
+  rmSync(join(dir, 'deliveries.json'), { force: true });
+}
+
+interface DeliveryLog {
+  all: NonNullable<RunResult['deliveries']>;
+  /** Some pass ran the webhook checks (its worker wrote a log, even an empty one). */
+  seen: boolean;
+}
+
 function readDeliveryLog(dir: string): RunResult['deliveries'] {
   const file = join(dir, 'deliveries.json');
   if (!existsSync(file)) return undefined;
@@ -352,6 +390,7 @@ function writeReports(dir: string, run: RunResult, redactor: Redactor): void {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));
     writeFileSync(join(dir, 'results.json'), redactor.text(JSON.stringify(run, null, 2)) + '\n');
+    if (run.deliveries) writeFileSync(join(dir, 'deliveries.json'), redactor.text(JSON.stringify({ deliveries: run.deliveries }, null, 1)) + '\n');
   } catch (error) {
     throw new UsageError(`--reports ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { BaseSequencer, startVitest, type TestSpecification, type Vitest } from 'vitest/node';
+import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { packageRoot } from '../paths.ts';
 import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
@@ -28,9 +28,8 @@ export function onlyPattern(ids: string[]): RegExp {
   return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
 }
 
-/** Runs the spec files; results arrive in the collector as each check finishes. */
-export async function runSuite(settings: RunSettings, only: string[], collector: CollectReporter, started?: (vitest: Vitest) => void): Promise<void> {
-  const pattern = only.length > 0 ? onlyPattern(only) : undefined;
+/** Runs the spec files (the checks whose titles match pattern, all when undefined); results arrive in the collector. */
+export async function runSuite(settings: RunSettings, pattern: RegExp | undefined, collector: CollectReporter): Promise<void> {
   const vitest = await startVitest(
     [],
     {
@@ -53,7 +52,6 @@ export async function runSuite(settings: RunSettings, only: string[], collector:
     },
     { logLevel: 'silent', cacheDir: join(tmpdir(), 'dss-conformance-vite') },
   );
-  started?.(vitest);
   await vitest.close();
   // vitest sets the exit code from its own view; ours comes from the verdict.
   process.exitCode = undefined;

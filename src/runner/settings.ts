@@ -1,5 +1,9 @@
 import type { Profile } from '../profile/profile.ts';
 
+/** Spec › Versioning 2: the known versions, newest first; the first is the suite's default. */
+export const KNOWN_VERSIONS = ['2025-09-18', '2024-02-08', '2023-04-25', '2022-12-12', '2021-05-23'] as const;
+export const DEFAULT_API_VERSION = KNOWN_VERSIONS[0];
+
 /** Everything a conformance run needs, passed to the spec workers (so it must stay plain JSON). */
 export interface RunSettings {
   baseUrl: string;
@@ -24,6 +28,10 @@ export interface RunSettings {
   adapterPath?: string | undefined;
   /** Where the capturing receiver listens, and the URL the target must use to reach it. */
   receiver: { host: string; port: number; publicUrl?: string | undefined };
+  /** The X-Service-Version every request carries unless a check says otherwise (--api-version). */
+  apiVersion: string;
+  /** Set when the run makes one pass per version (--api-version all): results are labelled with it. */
+  versionPass?: { version: string; index: number; first: boolean } | undefined;
   /** Epoch ms when the --max-duration budget ends: requests after it are not sent (error, not fail). */
   deadline: number;
   /** Longest Retry-After the client waits (--max-retry-after-s); a longer one gives up at once. */

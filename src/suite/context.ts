@@ -25,8 +25,7 @@ export function redactor(): Redactor {
   return cachedRedactor;
 }
 
-export const LATEST_VERSION = '2025-09-18';
-export const KNOWN_VERSIONS = ['2025-09-18', '2024-02-08', '2023-04-25', '2022-12-12', '2021-05-23'] as const;
+export { KNOWN_VERSIONS } from '../runner/settings.ts';
 
 // Every request the suite sent, normalised so two runs with one seed compare equal: the run id and
 // ids the target assigned (learned through idOf) are replaced by placeholders.
@@ -60,7 +59,7 @@ export function normalisedRequests(): Array<{ method: string; path: string; body
 }
 
 let client: ApiClient | undefined;
-/** The run's client; every request carries X-Service-Version 2025-09-18 unless told otherwise. */
+/** The run's client; every request carries the run's X-Service-Version (--api-version) unless told otherwise. */
 export function api(): ApiClient {
   const s = settings();
   client ??= new ApiClient({
@@ -68,7 +67,7 @@ export function api(): ApiClient {
     apiKey: s.apiKey,
     orgKey: s.orgKey,
     basic: s.profile.auth?.basic,
-    version: LATEST_VERSION,
+    version: s.apiVersion,
     timeoutMs: s.timeoutMs,
     maxRps: s.maxRps,
     deadline: s.deadline,
@@ -92,12 +91,19 @@ let counter = 0;
 /** Every resource the suite creates is named dssc-<run id>-…, so an operator can find and clean it. */
 export function resourceName(label: string): string {
   counter += 1;
-  return `dssc-${settings().runId}-${label}-${counter}`;
+  const pass = settings().versionPass;
+  return `dssc-${settings().runId}${pass ? `-v${pass.index}` : ''}-${label}-${counter}`;
+}
+
+/** The version this pass runs under (--api-version); the one checks send unless they test another. */
+export function apiVersion(): string {
+  return settings().apiVersion;
 }
 
 /** An id that no target has: the run prefix makes it ours. */
 export function unknownId(label: string): string {
-  return `dssc-${settings().runId}-missing-${label}`;
+  const pass = settings().versionPass;
+  return `dssc-${settings().runId}${pass ? `-v${pass.index}` : ''}-missing-${label}`;
 }
 
 /** A precondition that is not met is not this check's failure: skip with the reason. */

@@ -1,6 +1,6 @@
 import type { ApiResponse } from '../client/http-client.ts';
 import type { KindName } from '../profile/profile.ts';
-import { api, connectionOf, createConnection, fillTemplate, idOf, kindProfile, once, profile, resourceName, Unmet } from './context.ts';
+import { api, apiVersion, connectionOf, createConnection, fillTemplate, idOf, kindProfile, once, profile, resourceName, Unmet } from './context.ts';
 
 export type Spelling = 'destination_configuration' | 'dest_configuration';
 
@@ -89,7 +89,7 @@ export function readySource(): Promise<ReadySource> {
     const kind = sourceKind();
     const { id: sourceId } = await createConnection(kind);
     const destination = kindProfile('objectStore').destinationSettings ? 'objectStore' : 'relationalDatabase';
-    const body = await bulkSyncBody(sourceId, { version: '2025-09-18', destination, schemas: [] });
+    const body = await bulkSyncBody(sourceId, { version: apiVersion(), destination, schemas: [] });
     delete body.schemas;
     const timeoutMs = profile().schemaCache?.timeoutMs ?? 30_000;
     const interval = profile().schemaCache?.retryIntervalMs ?? 500;

@@ -204,6 +204,16 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } })).status).toBe(200);
     },
   },
+  'put-resets-omitted-under-2022-12-12': {
+    probe: async (ref) => {
+      const id = await createModelSync(ref);
+      await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: { warning_notifications: true, subscribers: ['a@x.org'] } });
+      const latest = await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: { auto_retry_record_errors: true } });
+      expect(latest.json.data).toMatchObject({ warning_notifications: true, subscribers: ['a@x.org'] });
+      const old = await call(ref, 'PUT', `/api/syncs/${id}/error-handling`, { body: { auto_retry_record_errors: true }, version: '2022-12-12' });
+      expect(old.json.data.subscribers).toEqual([]);
+    },
+  },
   'put-ignores-warning-notifications': {
     probe: async (ref) => {
       const id = await createModelSync(ref);

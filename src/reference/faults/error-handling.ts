@@ -39,6 +39,19 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch })),
   },
   {
+    name: 'put-resets-omitted-under-2022-12-12',
+    breaks: ['EHS-001', 'EHS-004', 'EHS-008'],
+    description: 'Under X-Service-Version 2022-12-12 only, PUT /api/syncs/{id}/error-handling resets every omitted field to its default.',
+    apiVersion: '2022-12-12',
+    apply: ({ app, store }) => {
+      let version = '';
+      app.addHook('preHandler', async (request) => {
+        version = request.serviceVersion;
+      });
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, version === '2022-12-12' ? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch } : patch));
+    },
+  },
+  {
     name: 'put-merges-subscribers',
     breaks: ['EHS-002', 'EHS-003'],
     description: 'PUT /api/syncs/{id}/error-handling appends the sent subscribers to the current list (deduplicated) instead of replacing it.',

@@ -21,6 +21,8 @@ export interface Fault {
   /** Requirement IDs (specs/requirements.json) whose checks must fail when this fault is on. */
   breaks: string[];
   description: string;
+  /** The one API version under which the fault shows: the suite sees it with --api-version this (or all). */
+  apiVersion?: string;
   apply(seams: ReferenceSeams): void;
 }
 
