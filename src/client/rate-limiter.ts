@@ -9,6 +9,12 @@
 // in the window whatever its age, so capacity is never handed out twice.
 
 const WINDOW_MS = 1000;
+/**
+ * A start leaves the window this much later than 1000 ms: what the limiter sees as the moment of
+ * sending and what the target sees as the moment of arrival differ by socket and scheduling
+ * jitter, and the bound must hold at the target.
+ */
+const GUARD_MS = 60;
 
 /** An admitted request: say when it goes out, or that it never will. */
 export interface Start {
@@ -56,12 +62,12 @@ export class RateLimiter {
   private async admit(): Promise<Start> {
     for (;;) {
       const now = performance.now();
-      while (this.sentAt.length > 0 && now - (this.sentAt[0] ?? now) > WINDOW_MS) this.sentAt.shift();
+      while (this.sentAt.length > 0 && now - (this.sentAt[0] ?? now) > WINDOW_MS + GUARD_MS) this.sentAt.shift();
       if (this.pending + this.sentAt.length < this.limit) break;
       // Full: wait until the oldest start leaves the window. With none sent yet, only a send can
       // change anything (it starts the clock), so wait for that.
       const oldest = this.sentAt[0];
-      await this.pause(oldest === undefined ? undefined : oldest + WINDOW_MS - now);
+      await this.pause(oldest === undefined ? undefined : oldest + WINDOW_MS + GUARD_MS - now);
     }
     this.pending += 1;
     let open = true;
