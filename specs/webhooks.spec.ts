@@ -105,6 +105,19 @@ check('WH-008 Authorization is Bearer <the secret returned at creation>, the sam
   });
 });
 
+check('WH-023 Host names the receiver: the host and port of the URL the target was given', async (t) => {
+  const s = await given(t, main);
+  const url = new URL(s.channel.url);
+  const defaultPort = url.protocol === 'https:' ? '443' : '80';
+  // url.host leaves out a default port, so both spellings of the same receiver are accepted.
+  const accepted = new Set([url.host.toLowerCase(), `${url.hostname}:${url.port || defaultPort}`.toLowerCase()]);
+  each(s, (d) => {
+    const host = d.headers.host;
+    if (host === undefined) return 'no Host header';
+    return accepted.has(host.toLowerCase()) ? undefined : `Host ${JSON.stringify(host)}, but the target was given ${url.host}`;
+  });
+});
+
 check('WH-009 User-Agent is a service name followed by a release label', async (t) => {
   const s = await given(t, main);
   each(s, (d) => headerProblem(d, 'user-agent'));

@@ -77,6 +77,11 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(age).toBeGreaterThanOrEqual(600_000);
     expect(age).toBeLessThan(602_000);
   },
+  'delivery-host-elsewhere': async (ref) => {
+    const { deliveries } = await (await setup(ref, 2)).run();
+    expect(header(deliveries[0]!, 'host')).toBe('dssc-elsewhere.invalid');
+    expect(recordsOf(deliveries)).toHaveLength(2);
+  },
   'delivery-wrong-bearer': async (ref) => {
     const s = await setup(ref, 2);
     const { deliveries } = await s.run();

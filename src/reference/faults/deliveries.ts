@@ -118,6 +118,12 @@ export const deliveryFaults: Fault[] = [
       editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = new Date(Date.parse(headers['Service-Signature-Timestamp']!) - 600_000).toISOString())),
   },
   {
+    name: 'delivery-host-elsewhere',
+    breaks: ['WH-023'],
+    description: 'Deliveries reach the receiver with a Host header naming another host (dssc-elsewhere.invalid).',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers.Host = 'dssc-elsewhere.invalid')),
+  },
+  {
     name: 'delivery-wrong-bearer',
     breaks: ['WH-008'],
     description: 'Deliveries carry a bearer secret other than the one returned when the webhook connection was created.',
