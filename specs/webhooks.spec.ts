@@ -224,11 +224,22 @@ check('WH-016 within a run every row arrives exactly once: none lost, none dupli
       fail(`${label} run 1: ${lost.length} rows lost (${lost.slice(0, 5).join(', ')}), ${ids.length - seen.size} records duplicated`, sc.runs[0]!.deliveries);
     }
   }
-  for (const [i, r] of s.runs.entries()) {
-    const ids = deliveredIds(r.deliveries);
-    if (ids.length > new Set(ids).size) fail(`main run ${i + 1}: ${ids.length - new Set(ids).size} records duplicated`, r.deliveries);
+  // Every run of every mode: differential, full sync (where each later run carries every row
+  // again, so a sync that resends instead of re-reading shows) and skip backfill.
+  const full = await need(t, 'a sync with full sync on', fullSync);
+  const skip = await need(t, 'a sync with skip backfill', skipBackfill);
+  for (const [label, sc] of [['main', s], ['full-sync', full], ['skip-backfill', skip]] as const) {
+    for (const [i, r] of sc.runs.entries()) {
+      const ids = deliveredIds(r.deliveries);
+      if (ids.length > new Set(ids).size) fail(`${label} run ${i + 1}: ${ids.length - new Set(ids).size} records duplicated`, r.deliveries);
+    }
   }
+  const lostLater = [...full.rows.keys()].filter((id) => !new Set(deliveredIds(full.runs.at(-1)!.deliveries)).has(id));
+  if (lostLater.length > 0 && full.runs.length > 1) fail(`full-sync run ${full.runs.length}: ${lostLater.length} rows lost (${lostLater.slice(0, 5).join(', ')})`, full.runs.at(-1)!.deliveries);
 });
+
+const fullSync = () => scenario('full-sync', { rows: 30, sync: { syncAllRecords: true }, later: [{ change: 0, add: 0 }] });
+const skipBackfill = () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true }, later: [{ change: 0, add: 4 }] });
 
 check('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
   const s = await given(t, main);
@@ -244,7 +255,7 @@ check('WH-017 differential: the first run delivers every row, a later run only n
 });
 
 check('WH-018 with full sync on, every run delivers every row', async (t) => {
-  const s = await given(t, () => scenario('full-sync', { rows: 30, sync: { syncAllRecords: true }, later: [{ change: 0, add: 0 }] }));
+  const s = await given(t, fullSync);
   // The first run delivers every row in any mode; full sync shows in the runs after it.
   for (const [i, r] of s.runs.entries()) {
     if (i === 0) continue;
@@ -254,7 +265,7 @@ check('WH-018 with full sync on, every run delivers every row', async (t) => {
 });
 
 check('WH-019 with skip backfill on, the first run delivers no existing row, a later run only differences', async (t) => {
-  const s = await need(t, 'a sync with skip backfill', () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true }, later: [{ change: 0, add: 4 }] }));
+  const s = await need(t, 'a sync with skip backfill', skipBackfill);
   const first = deliveredIds(s.runs[0]!.deliveries);
   if (first.length > 0) fail(`the first run delivered ${first.length} pre-existing rows`, s.runs[0]!.deliveries);
   const second = [...new Set(deliveredIds(s.runs[1]!.deliveries))];

@@ -77,6 +77,11 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(age).toBeGreaterThanOrEqual(600_000);
     expect(age).toBeLessThan(602_000);
   },
+  'full-sync-later-run-duplicates': async (ref) => {
+    const s = await setup(ref, 3, { sync_all_records: true });
+    expect(recordsOf((await s.run()).deliveries)).toHaveLength(3);
+    expect(recordsOf((await s.run()).deliveries)).toHaveLength(4);
+  },
   'delivery-host-elsewhere': async (ref) => {
     const { deliveries } = await (await setup(ref, 2)).run();
     expect(header(deliveries[0]!, 'host')).toBe('dssc-elsewhere.invalid');

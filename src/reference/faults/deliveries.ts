@@ -218,6 +218,18 @@ export const deliveryFaults: Fault[] = [
       }),
   },
   {
+    name: 'full-sync-later-run-duplicates',
+    breaks: ['WH-016'],
+    description: 'With full sync on, a later run (not the first) repeats the first record of its last batch at the end of that batch.',
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+        const payload = build(batch);
+        const first = payload.object.records[0];
+        if (batch.run.ordinal === 1 || !batch.last || batch.sync.sync_all_records !== true || !first) return payload;
+        return { ...payload, object: { ...payload.object, records: [...payload.object.records, first] } };
+      }),
+  },
+  {
     name: 'duplicate-record',
     breaks: ['WH-016'],
     description: 'Every batch the receiver accepted is sent once more (a retry that ignores the first success); the resend is logged too.',
