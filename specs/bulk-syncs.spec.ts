@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
+import { api, apiVersion, createConnection, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, readySource, sourceKind } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, cachedSourceId, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
+import type { ApiResponse } from '../src/client/http-client.ts';
 import { check } from '../src/suite/check.ts';
 
 // Spec › POST /api/bulk/syncs, Rules 1–2; Errors › Specific cases 1.
@@ -18,15 +19,34 @@ check('BULK-001 a fresh source answers 400 "No schemas found", status 400, try a
     t.skip('not observed: the fresh source\'s schemas were cached before the first request (set schemaCache.observable in the profile to make this a failure)');
   }
   expectStatus(res, 400, 'the first bulk sync on a fresh source');
+  const problems = noSchemasProblems(res);
+  if (problems.length > 0) fail(`the "No schemas found" answer is not as specified: ${problems.join('; ')}`, res);
+  // The stage holds whatever the body: a second fresh source, asked with schemas named this time
+  // (a target may run the cache check only when it has to pick the objects itself).
+  const objects = sourceObjects();
+  if (!objects) return;
+  const fresh = await need(t, 'a second fresh source connection', () => createConnection(sourceKind()));
+  const withSchemas = await api().post('/api/bulk/syncs', await bulkSyncBody(fresh.id, { version: apiVersion(), destination: 'objectStore', schemas: objects }));
+  if (is2xx(withSchemas.status)) {
+    if (profile().schemaCache?.observable) fail('the first bulk sync with schemas on a fresh source succeeded: the "No schemas found" stage was skipped because schemas were named', withSchemas);
+    return;
+  }
+  expectStatus(withSchemas, 400, 'the first bulk sync with schemas on a fresh source');
+  const again = noSchemasProblems(withSchemas);
+  if (again.length > 0) fail(`with schemas named, the "No schemas found" answer is not as specified: ${again.join('; ')}`, withSchemas);
+});
+
+/** What is wrong with a "No schemas found" answer (Errors › Specific cases 1), if anything. */
+function noSchemasProblems(res: ApiResponse): string[] {
   const body = res.json as Record<string, unknown> | undefined;
-  if (!body || typeof body !== 'object') fail('the body is not a JSON object', res);
+  if (!body || typeof body !== 'object') return ['the body is not a JSON object'];
   const problems: string[] = [];
   if (body.status !== 400) problems.push(`status is ${JSON.stringify(body.status)}, not 400`);
   if (typeof body.message !== 'string' || !body.message.startsWith('No schemas found')) problems.push(`message ${JSON.stringify(body.message)} does not begin with "No schemas found"`);
   else if (!/try again|retry/i.test(body.message)) problems.push('message does not tell the caller to try again');
   if (!('metadata' in body) || body.metadata !== null) problems.push(`metadata is ${'metadata' in body ? JSON.stringify(body.metadata) : 'absent'}, not null`);
-  if (problems.length > 0) fail(`the "No schemas found" answer is not as specified: ${problems.join('; ')}`, res);
-});
+  return problems;
+}
 
 check('BULK-002 repeating the request after "No schemas found" reaches 2xx within the bound', async (t) => {
   const ready = await need(t, 'a fresh source connection', readySource);

@@ -277,6 +277,16 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: `Basic ${b64(':nope')}` }), 403, 'forbidden');
     },
   },
+  'no-schemas-stage-skipped-with-schemas': {
+    options: { schemaCacheDelayMs: 60_000 },
+    probe: async (ref) => {
+      const [a, b] = [await createConnection(ref, 'postgresql'), await createConnection(ref, 'postgresql')];
+      const s3 = await createConnection(ref, 's3');
+      const post = (source: string, extra: Record<string, unknown>) => call(ref, 'POST', '/api/bulk/syncs', { body: { ...bulkBody(source, s3), destination_configuration: { format: 'csv' }, ...extra } });
+      expectError(await post(a, {}), 400, 'schemas_not_cached');
+      expect((await post(b, { schemas: ['public.orders'] })).status).toBe(200);
+    },
+  },
   'wrong-spelling-accepted-2024-database': {
     probe: async (ref) => {
       const [source] = await readyPair(ref);

@@ -6,6 +6,18 @@ const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(b
 
 export const bulkSyncFaults: Fault[] = [
   {
+    name: 'no-schemas-stage-skipped-with-schemas',
+    breaks: ['BULK-001'],
+    description: 'POST /api/bulk/syncs runs the schema-cache check only without schemas: a request naming schemas on a fresh source is accepted at once.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (!isObject(body) || !Array.isArray(body.schemas) || body.schemas.length === 0 || typeof body.source_connection_id !== 'string') return;
+        const source = store.getConnection(body.source_connection_id);
+        if (source) source.schemasReadyAt = 0;
+      }),
+  },
+  {
     name: 'no-schemas-stage',
     breaks: ['BULK-001'],
     description: "A new connection's schemas are cached at once, so POST /api/bulk/syncs never answers schemas_not_cached.",
