@@ -96,3 +96,22 @@ export function positiveCases(ref: string, sample: Record<string, unknown>): Cov
   }
   return out;
 }
+
+/**
+ * The coverage phase of each check that has one, by requirement ID: the names of its cases, for
+ * `dss-conformance coverage` (the checks build the same cases from the profile's real bodies).
+ */
+export function coverageCaseNames(): Record<string, string[]> {
+  const names = (cases: CoverageCase[]) => cases.map((c) => c.name);
+  const connection = { name: 'n', type: 't', configuration: {}, redirect_url: 'https://example.com' };
+  const database = { hostname: 'h', port: 1, database: 'd', username: 'u', password: 'p' };
+  const bulk = { name: 'n', source_connection_id: 's', destination_connection_id: 'd', mode: 'replicate', schedule: { frequency: 'manual' } };
+  const update = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['a@example.com'], warning_notifications: true };
+  const required = new Set(['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule']);
+  return {
+    'CONN-004': [...names(negativeCases('connection-request.schema.json', connection)), ...names(negativeCases('connection-request.schema.json#/$defs/relationalDatabase', database)).map((n) => `configuration.${n}`)],
+    'BULK-005': names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
+    'EHS-005': names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'),
+    'EHS-006': [...names(negativeCases('sync-error-handling-update.schema.json', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`)],
+  };
+}
