@@ -337,6 +337,18 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expect(answer.json.status).toBe(500);
     },
   },
+  'error-status-mismatch-on-404': {
+    probe: async (ref) => {
+      expect((await call(ref, 'GET', UNKNOWN_BULK)).json.status).toBe(400);
+      expect((await call(ref, 'GET', UNKNOWN_BULK, { auth: null })).json.status).toBe(403);
+    },
+  },
+  'error-content-type-text-on-403': {
+    probe: async (ref) => {
+      expect((await call(ref, 'GET', UNKNOWN_BULK, { auth: null })).headers['content-type']).toMatch(/^text\/plain/);
+      expect((await call(ref, 'GET', UNKNOWN_BULK)).headers['content-type']).toMatch(/^application\/json/);
+    },
+  },
   'error-content-type-text': {
     probe: async (ref) => {
       const answer = await call(ref, 'GET', UNKNOWN_BULK);

@@ -82,6 +82,24 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(recordsOf((await s.run()).deliveries)).toHaveLength(3);
     expect(recordsOf((await s.run()).deliveries)).toHaveLength(4);
   },
+  'delivery-content-type-later-runs': async (ref) => {
+    const s = await setup(ref, 2);
+    expect(header((await s.run()).deliveries[0]!, 'content-type')).toBe('application/json');
+    await writeRows(ref, s.source, rows(1, 3));
+    expect(header((await s.run()).deliveries[0]!, 'content-type')).toBe('application/octet-stream');
+  },
+  'delivery-accept-encoding-later-runs': async (ref) => {
+    const s = await setup(ref, 2);
+    expect(header((await s.run()).deliveries[0]!, 'accept-encoding')).toBe('gzip');
+    await writeRows(ref, s.source, rows(1, 3));
+    expect(header((await s.run()).deliveries[0]!, 'accept-encoding')).toBe('identity');
+  },
+  'delivery-user-agent-later-runs': async (ref) => {
+    const s = await setup(ref, 2);
+    expect(header((await s.run()).deliveries[0]!, 'user-agent')).toMatch(/^DSS-Reference\//);
+    await writeRows(ref, s.source, rows(1, 3));
+    expect(header((await s.run()).deliveries[0]!, 'user-agent')).toBe('DSS-Reference');
+  },
   'delivery-host-elsewhere': async (ref) => {
     const { deliveries } = await (await setup(ref, 2)).run();
     expect(header(deliveries[0]!, 'host')).toBe('dssc-elsewhere.invalid');

@@ -11,6 +11,15 @@ function wrapStep<K extends keyof DeliveryPipeline>(pipeline: DeliveryPipeline, 
 }
 
 /** Edits the headers of every delivery (names as the pipeline writes them). */
+/** Edits the headers of a sync's later runs only (the first run is left right). */
+function editLaterRuns(pipeline: DeliveryPipeline, edit: (headers: Record<string, string>) => void): void {
+  wrapStep(pipeline, 'buildHeaders', (original) => (batch) => {
+    const headers = original(batch);
+    if (batch.run.ordinal > 1) edit(headers);
+    return headers;
+  });
+}
+
 export function editHeaders(pipeline: DeliveryPipeline, edit: (headers: Record<string, string>, secret: string, connectionId: string) => void): void {
   wrapStep(pipeline, 'buildHeaders', (original) => (batch) => {
     const headers = original(batch);
@@ -116,6 +125,24 @@ export const deliveryFaults: Fault[] = [
     description: 'Service-Signature-Timestamp is 10 minutes before the request was created.',
     apply: ({ config }) =>
       editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = new Date(Date.parse(headers['Service-Signature-Timestamp']!) - 600_000).toISOString())),
+  },
+  {
+    name: 'delivery-content-type-later-runs',
+    breaks: ['WH-003'],
+    description: "A sync's first run is labelled application/json; its later runs application/octet-stream.",
+    apply: ({ config }) => editLaterRuns(config.delivery, (headers) => (headers['Content-Type'] = 'application/octet-stream')),
+  },
+  {
+    name: 'delivery-accept-encoding-later-runs',
+    breaks: ['WH-004'],
+    description: "A sync's later runs carry Accept-Encoding: identity instead of gzip.",
+    apply: ({ config }) => editLaterRuns(config.delivery, (headers) => (headers['Accept-Encoding'] = 'identity')),
+  },
+  {
+    name: 'delivery-user-agent-later-runs',
+    breaks: ['WH-009'],
+    description: "A sync's later runs carry a User-Agent with the service name only (DSS-Reference), no release label.",
+    apply: ({ config }) => editLaterRuns(config.delivery, (headers) => (headers['User-Agent'] = 'DSS-Reference')),
   },
   {
     name: 'delivery-host-elsewhere',

@@ -20,6 +20,24 @@ export const errorBodyFaults: Fault[] = [
       }),
   },
   {
+    name: 'error-status-mismatch-on-404',
+    breaks: ['ERR-002'],
+    description: 'A 404 error body carries status 400; every other error body is right.',
+    apply: ({ app }) =>
+      editErrorBody(app, (body, reply) => {
+        if (reply.statusCode === 404) body.status = 400;
+      }),
+  },
+  {
+    name: 'error-content-type-text-on-403',
+    breaks: ['ERR-003'],
+    description: 'A 403 answer is labelled Content-Type: text/plain; every other error answer is application/json.',
+    apply: ({ app }) =>
+      editErrorBody(app, (_body, reply) => {
+        if (reply.statusCode === 403) reply.header('content-type', 'text/plain; charset=utf-8');
+      }),
+  },
+  {
     name: 'error-content-type-text',
     breaks: ['ERR-003'],
     description: 'Every error answer is labelled Content-Type: text/plain (the body is the same JSON text).',
