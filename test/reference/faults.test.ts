@@ -204,6 +204,13 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       expect((await call(ref, 'PUT', '/api/syncs/nope/error-handling', { body: { warning_notifications: true } })).status).toBe(200);
     },
   },
+  'bulk-subscribers-joined': {
+    probe: async (ref) => {
+      const [source, destination] = await readyPair(ref);
+      const id = (await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(source, destination, csv) })).json.data.id as string;
+      expect(typeof (await call(ref, 'GET', `/api/bulk/syncs/${id}/error-handling`)).json.data.subscribers).toBe('string');
+    },
+  },
   'put-resets-omitted-under-2022-12-12': {
     probe: async (ref) => {
       const id = await createModelSync(ref);

@@ -100,6 +100,13 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     await writeRows(ref, s.source, rows(1, 3));
     expect(header((await s.run()).deliveries[0]!, 'user-agent')).toBe('DSS-Reference');
   },
+  'delivery-object-name-later-runs': async (ref) => {
+    const s = await setup(ref, 2);
+    const name = (d: Delivery) => (d.json as { object: { name: string } }).object.name;
+    expect(name((await s.run()).deliveries[0]!)).not.toBe(s.syncId);
+    await writeRows(ref, s.source, rows(1, 3));
+    expect(name((await s.run()).deliveries[0]!)).toBe(s.syncId);
+  },
   'delivery-host-elsewhere': async (ref) => {
     const { deliveries } = await (await setup(ref, 2)).run();
     expect(header(deliveries[0]!, 'host')).toBe('dssc-elsewhere.invalid');

@@ -194,6 +194,16 @@ export const deliveryFaults: Fault[] = [
       }),
   },
   {
+    name: 'delivery-object-name-later-runs',
+    breaks: ['WH-011'],
+    description: "object.name is right in a sync's first run and the sync's id in its later runs.",
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+        const payload = build(batch);
+        return batch.run.ordinal > 1 ? { ...payload, object: { ...payload.object, name: batch.sync.id } } : payload;
+      }),
+  },
+  {
     name: 'delivery-extra-field',
     breaks: ['WH-012'],
     description: "Records carry the row's unselected columns too, besides the selected fields.",

@@ -24,6 +24,15 @@ export const errorHandlingFaults: Fault[] = [
       }),
   },
   {
+    name: 'bulk-subscribers-joined',
+    breaks: ['EHB-001'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers subscribers as one comma-separated string instead of a list.',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data) => {
+        data.subscribers = Array.isArray(data.subscribers) ? data.subscribers.join(',') : '';
+      }),
+  },
+  {
     name: 'bulk-error-handling-unknown-200',
     breaks: ['EHB-002'],
     description: 'GET /api/bulk/syncs/{id}/error-handling answers an unknown id 200 with the default settings instead of 404.',
