@@ -14,7 +14,7 @@ afterAll(writeDeliveryLog);
 const METADATA = { team: 'dssc', purpose: 'conformance' };
 
 /** 250 rows, default batch size, metadata set; run 2 after 5 changed and 3 added rows. */
-const main = () => scenario('main', { rows: 250, sync: { metadata: METADATA }, later: [{ change: 5, add: 3 }] });
+const main = () => scenario('main', { rows: 250, edgeRows: true, sync: { metadata: METADATA }, later: [{ change: 5, add: 3 }] });
 
 function fail(message: string, deliveries: Delivery[] = []): never {
   const shown = deliveries.slice(0, 2).map((d) => describeDelivery(d, (s) => redactor().text(s)));

@@ -92,7 +92,24 @@ export interface ScenarioPlan {
   fields?: typeof FIELDS;
   /** Reuse another scenario's source (for hash comparisons). */
   sourceOf?: string;
+  /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
+  edgeRows?: boolean;
 }
+
+/**
+ * Rows enumerated, not drawn: nulls, empty strings, unicode and escapes, the largest exact
+ * integers, and values that differ from another row's only in JSON type ("1" and 1, "true" and
+ * true). Delivered values must equal these exactly, types included (WH-012).
+ */
+export const EDGE_ROWS: readonly Row[] = [
+  { id: 'e01', email: null, name: null, score: null, active: null, note: null },
+  { id: 'e02', email: '', name: '', score: 0, active: false, note: '' },
+  { id: 'e03', email: 'zoë.ünïcødé@example.com', name: 'Zoë 山田 🚀 "quoted" \\ back\nslash', score: 9007199254740991, active: true, note: 'x' },
+  { id: 'e04', email: 'same@example.com', name: 'Same Name', score: 1, active: true, note: '' },
+  { id: 'e05', email: 'same@example.com', name: 'Same Name', score: '1', active: 'true', note: '' },
+  { id: 'e06', email: 'UPPER@EXAMPLE.COM', name: '  padded  ', score: -9007199254740991, active: false, note: 'y' },
+  { id: 'e07', email: 'num@example.com', name: '0', score: 1.5, active: 'false', note: '' },
+];
 
 const scenarios = new Map<string, Scenario>();
 
@@ -111,7 +128,7 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
       rows = base.rows;
     } else {
       sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id').catch(unmet('create a source'))).id;
-      rows = new Map(generateRows(label, plan.rows).map((r) => [String(r.id), r]));
+      rows = new Map([...generateRows(label, plan.rows), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
       await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     }
     const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, fields: plan.fields ?? FIELDS, ...plan.sync };

@@ -107,6 +107,22 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     await writeRows(ref, s.source, rows(1, 3));
     expect(name((await s.run()).deliveries[0]!)).toBe(s.syncId);
   },
+  'delivery-null-as-empty-string': async (ref) => {
+    const channel = receiver.channel();
+    const source = await createSource(ref, [{ id: 'x1', email: null, name: 'n', score: 1, active: true, note: '' }]);
+    const { syncId } = await createWebhookSync(ref, channel, source);
+    const { deliveries } = await runOnce(ref, channel, syncId);
+    expect(Object.values(recordsOf(deliveries)[0]!.fields)).toContain('');
+    expect(Object.values(recordsOf(deliveries)[0]!.fields)).not.toContain(null);
+  },
+  'delivery-numeric-strings-as-numbers': async (ref) => {
+    const channel = receiver.channel();
+    const source = await createSource(ref, [{ id: 'x1', email: 'a@x.org', name: '0', score: '1', active: 'true', note: '' }]);
+    const { syncId } = await createWebhookSync(ref, channel, source);
+    const { deliveries } = await runOnce(ref, channel, syncId);
+    const fields = recordsOf(deliveries)[0]!.fields as Record<string, unknown>;
+    expect(Object.values(fields)).toEqual(expect.arrayContaining([1, 0]));
+  },
   'delivery-host-elsewhere': async (ref) => {
     const { deliveries } = await (await setup(ref, 2)).run();
     expect(header(deliveries[0]!, 'host')).toBe('dssc-elsewhere.invalid');

@@ -204,6 +204,22 @@ export const deliveryFaults: Fault[] = [
       }),
   },
   {
+    name: 'delivery-null-as-empty-string',
+    breaks: ['WH-012'],
+    description: 'A null source value is delivered as "" (a serializer that has no null).',
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'selectFields', (select) => (row, selection) =>
+        Object.fromEntries(Object.entries(select(row, selection)).map(([k, v]) => [k, v === null ? '' : v]))),
+  },
+  {
+    name: 'delivery-numeric-strings-as-numbers',
+    breaks: ['WH-012'],
+    description: 'A source string that looks like a number or a boolean ("1", "true") is delivered as that number or boolean.',
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'selectFields', (select) => (row, selection) =>
+        Object.fromEntries(Object.entries(select(row, selection)).map(([k, v]) => [k, v === 'true' ? true : v === 'false' ? false : typeof v === 'string' && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : v]))),
+  },
+  {
     name: 'delivery-extra-field',
     breaks: ['WH-012'],
     description: "Records carry the row's unselected columns too, besides the selected fields.",
