@@ -31,7 +31,8 @@ port and runs against it (that is what 'npm start' does).
   --profile FILE      target profile: answers to what the spec does not show; 'reference' names the
                       reference's (built in; the default for the embedded reference). Against --base-url
                       without it, the checks that need such answers are skipped, with that reason
-  --reports DIR       where junit.xml and results.json go (default: reports)
+  --reports DIR       where junit.xml, results.json, requests.json and deliveries.json go (default: reports);
+                      a run first removes these, so none is left from an earlier run
   --seed N            seed for generated data; the same seed regenerates the same requests (default: random, printed)
   --num-runs N        fast-check runs per property check (default: 25)
   --only ID,...       run only these requirement IDs (see 'dss-conformance coverage')
