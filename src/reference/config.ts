@@ -44,8 +44,10 @@ export interface ReferenceConfig {
 export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 1500;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
+/** A random key that never starts with '-', which command lines would read as a flag. */
 export function generateKey(): string {
-  return randomBytes(24).toString('base64url');
+  const key = randomBytes(24).toString('base64url');
+  return key.startsWith('-') ? `k${key.slice(1)}` : key;
 }
 
 export function createConfig(apiKey: string, orgKey: string, options: ReferenceOptions): ReferenceConfig {

@@ -100,7 +100,11 @@ export async function runCommand(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
+    const message = (error as Error).message;
+    // A value that starts with '-' (a generated key can) must be written --flag=-value.
+    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
+    if (ambiguous) throw new UsageError(`${ambiguous[1]}: a value that starts with '-' is written ${ambiguous[1]}=-VALUE`);
+    throw new UsageError(message.split('\n')[0] ?? 'bad flags');
   }
   const flags = parsed.values as Flags;
   if (flags.help) {

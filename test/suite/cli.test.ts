@@ -16,6 +16,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--num-runs', 'many'], /--num-runs must be an integer/],
     [['run', '--seed', '-1'], /--seed|Unknown|unexpected/i],
     [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--api-key', '-starts-with-a-dash'], /--api-key: a value that starts with '-' is written --api-key=-VALUE/],
     [['run', '--only', 'NOPE-001'], /unknown requirement ID NOPE-001/],
     [['run', '--base-url', 'ftp://x'], /http or https/],
     [['run', '--base-url', 'http://127.0.0.1:9'], /--api-key/],

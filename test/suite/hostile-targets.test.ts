@@ -129,7 +129,7 @@ describe('hostile targets never end CONFORMANT', () => {
     const target = await c.make();
     const started = Date.now();
     try {
-      const run = await runCli(['run', '--base-url', target.url, '--api-key', reference.apiKey, '--org-key', reference.orgKey, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '1000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(c.args ?? [])], {}, c.boundMs + 30_000);
+      const run = await runCli(['run', '--base-url', target.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '1000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(c.args ?? [])], {}, c.boundMs + 30_000);
       const elapsed = Date.now() - started;
       expect(c.codes, `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
       expect(elapsed).toBeLessThan(c.boundMs);

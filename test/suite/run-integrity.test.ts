@@ -26,7 +26,7 @@ afterAll(async () => {
   await reference?.close();
 });
 
-const targetArgs = () => ['--base-url', slow.url, '--api-key', reference.apiKey, '--org-key', reference.orgKey, '--profile', 'reference', '--seed', '3', '--num-runs', '3'];
+const targetArgs = () => ['--base-url', slow.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '3', '--num-runs', '3'];
 const readResult = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
 
 describe('interruption', () => {
