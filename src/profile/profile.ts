@@ -47,7 +47,7 @@ function schemaValidator() {
 
 export interface LoadedProfile {
   profile: Profile;
-  /** Values read through {"$env": ...}: treated as secrets. */
+  /** Values read through {"$env": ...}, and literal strings under secret-like keys: treated as secrets. */
   secrets: string[];
 }
 
@@ -68,21 +68,34 @@ export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env):
     const first = describeErrors(validate.errors as never)[0] ?? 'invalid';
     throw new UsageError(`profile ${path}: ${first}`);
   }
-  collectLiteralSecrets(resolved, secrets);
-  return { profile: resolved as Profile, secrets };
+  const all = new Set(secrets);
+  collectLiteralSecrets(raw, false, all);
+  return { profile: resolved as Profile, secrets: [...all] };
 }
 
 /** Key names whose values are secrets wherever they appear in a profile (cloud_secret_access_key, client_secret, …). */
 const SECRET_KEY = /(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth[_-]?key)/i;
 
-/** A secret written literally in a profile is as secret as one read from the environment. */
-function collectLiteralSecrets(value: unknown, secrets: string[], key = ''): void {
+/** {"$env": NAME}, as resolveEnv reads it. */
+function isEnvReference(value: object): boolean {
+  const keys = Object.keys(value);
+  return keys.length === 1 && keys[0] === '$env';
+}
+
+/**
+ * A secret written literally in a profile is as secret as one read from the environment. Every
+ * string under a secret-like key counts, however deep ("credentials": {"user": …, "pass": …}),
+ * except $comment prose and {{placeholders}} the suite fills in itself. Runs on the raw profile, so
+ * an {"$env": NAME} reference is skipped (its value is collected when it is resolved) and the
+ * variable's name is not mistaken for a secret.
+ */
+function collectLiteralSecrets(value: unknown, underSecretKey: boolean, out: Set<string>): void {
   if (typeof value === 'string') {
-    if (SECRET_KEY.test(key) && value.length >= 4 && !/\{\{\w+\}\}/.test(value)) secrets.push(value);
+    if (underSecretKey && value.length >= 4 && !/\{\{\w+\}\}/.test(value)) out.add(value);
   } else if (Array.isArray(value)) {
-    for (const v of value) collectLiteralSecrets(v, secrets, key);
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) collectLiteralSecrets(v, secrets, k);
+    for (const v of value) collectLiteralSecrets(v, underSecretKey, out);
+  } else if (value && typeof value === 'object' && !isEnvReference(value)) {
+    for (const [k, v] of Object.entries(value)) if (k !== '$comment') collectLiteralSecrets(v, underSecretKey || SECRET_KEY.test(k), out);
   }
 }
 

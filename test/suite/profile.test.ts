@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { fixturesDir } from '../../src/paths.ts';
@@ -13,6 +15,32 @@ describe('target profiles', () => {
     const { profile, secrets } = loadProfile(join(fixturesDir, 'profiles', 'example-staging.json'), env);
     expect(profile.kinds?.relationalDatabase?.configuration?.password).toBe('pg-secret-value');
     expect(secrets).toEqual(expect.arrayContaining(['s3-secret-value', 'pg-secret-value']));
+  });
+
+  test('literal strings under secret-like keys are secrets too, however deep; other values are not', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-profile-'));
+    try {
+      const file = join(dir, 'literal.json');
+      writeFileSync(file, JSON.stringify({
+        name: 'literal',
+        kinds: {
+          objectStore: { type: 's3', configuration: { cloud_access_key_id: 'AKIALITERAL', cloud_secret_access_key: 'literal-s3-secret', object_store_bucket_region: 'eu-west-1' } },
+          relationalDatabase: { type: 'postgresql', configuration: { username: 'dssc', password: 'literal-pg-pw', hostname: 'db.example.test', port: 5432 } },
+          crm: { type: 'salesforce', configuration: { client_secret: 'literal-client-secret', api_key: 'abc', credentials: { user: 'cred-user', list: ['cred-item'], $comment: 'prose about the credentials' } } },
+          webhook: { type: 'webhook', configuration: { url: '{{webhookUrl}}', auth_token: '{{webhookToken}}', private_key: { $env: 'DSSC_TEST_PRIVATE_KEY' } } },
+        },
+      }));
+      const { secrets } = loadProfile(file, { DSSC_TEST_PRIVATE_KEY: 'env-private-key' });
+      expect(secrets.sort()).toEqual(['AKIALITERAL', 'cred-item', 'cred-user', 'env-private-key', 'literal-client-secret', 'literal-pg-pw', 'literal-s3-secret']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('the reference profile\'s literal example credentials are secrets', () => {
+    const { secrets } = loadProfile(join(fixturesDir, 'profiles', 'reference.json'));
+    expect(secrets).toEqual(expect.arrayContaining(['dssc-example-secret-key', 'dssc-example-password', 'AKIADSSCEXAMPLE']));
+    expect(secrets).not.toContain('dssc');
   });
 
   test('JSON pointers follow RFC 6901', () => {

@@ -1,59 +1,201 @@
 import { describe, expect, test } from 'vitest';
-import { REDACTED, Redactor } from '../../src/report/redact.ts';
+import { credentialShaped, pairSecrets, REDACTED, Redactor, stripUserinfo, userinfoSecrets } from '../../src/report/redact.ts';
 
-describe('Redactor', () => {
-  const r = new Redactor(['key-123456', 'org-abcdef']);
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const b64url = (s: string) => Buffer.from(s).toString('base64url');
+const bare = (s: string) => s.replace(/=+$/, '');
+const padded = (s: string) => s + '='.repeat((4 - (s.length % 4)) % 4);
 
-  test('replaces known secrets, their Basic encoding, and credentials it was never told about', () => {
-    const basic = Buffer.from('org-abcdef:').toString('base64');
-    expect(r.text(`x key-123456 y ${basic}`)).toBe(`x ${REDACTED} y ${REDACTED}`);
-    expect(r.text('authorization: Bearer unknown-token-zzz')).toBe(`authorization: Bearer ${REDACTED}`);
-    expect(r.text('{"password":"hunter2","name":"n"}')).toBe(`{"password":"${REDACTED}","name":"n"}`);
-    expect(r.text('{"configuration":{"secret":"whsec_1"}}')).toContain(`"secret":"${REDACTED}"`);
+/** Every spelling the brief lists for one secret value. */
+function encodingsOf(secret: string): Array<[string, string]> {
+  const hex = Buffer.from(secret).toString('hex');
+  const base64s = (label: string, s: string): Array<[string, string]> => [
+    [`${label} base64`, b64(s)],
+    [`${label} base64 unpadded`, bare(b64(s))],
+    [`${label} base64url`, b64url(s)],
+    [`${label} base64url padded`, padded(b64url(s))],
+  ];
+  return [
+    ['as is', secret],
+    ...base64s('value', secret),
+    ...base64s('Basic secret:', `${secret}:`),
+    ...base64s('Basic :secret', `:${secret}`),
+    ['hex', hex],
+    ['HEX', hex.toUpperCase()],
+    ['encodeURIComponent', encodeURIComponent(secret)],
+    ['form (+ for space)', encodeURIComponent(secret).replace(/%20/g, '+')],
+    ['URLSearchParams', new URLSearchParams([['k', secret]]).toString().slice(2)],
+    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
+  ];
+}
+
+// Chosen so the encodings differ from the value: a space, a quote, a slash, '+' and '/' in base64,
+// non-ASCII, a length that is not a multiple of 3.
+const SECRETS = ['key-123456', 'p@ss word/"x"+?', 'sk_live_abc123XYZ', 'ünïcødé-sécret', 'abcd', '\u00ff\u00fe>>?'];
+
+describe('redaction by value, in every encoding', () => {
+  const r = new Redactor(SECRETS);
+  const prose = 'the target answered 400 for connection conn_1 in region eu-west-1';
+
+  for (const secret of SECRETS) {
+    test.each(encodingsOf(secret))(`${JSON.stringify(secret)}: %s`, (_label, form) => {
+      const out = r.text(`${prose} <${form}> ${prose}`);
+      expect(out).not.toContain(form);
+      expect(out).toBe(`${prose} <${REDACTED}> ${prose}`);
+      const value = JSON.stringify(r.value({ note: `x ${form} y`, list: [form], nested: { [form]: 1 } }));
+      expect(value).not.toContain(form);
+      expect(value).toContain('"note":"x [REDACTED] y"');
+    });
+  }
+
+  test('lower-case percent escapes too', () => {
+    const lower = encodeURIComponent('p@ss word/"x"+?').replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase());
+    expect(r.text(lower)).toBe(REDACTED);
   });
 
-  test('redacts secret-named keys in JSON values', () => {
-    expect(r.value({ configuration: { cloud_secret_access_key: 'abc', region: 'us' } })).toEqual({ configuration: { cloud_secret_access_key: REDACTED, region: 'us' } });
+  test('reports are redacted as serialised JSON, which stays parseable', () => {
+    const tricky = new Redactor(['abcd\\', 'nsecret-1', 'é-value']);
+    const json = JSON.stringify({ a: 'x abcd\\ y', b: 'line\nsecret-1\nnsecret-1', c: 'é-value', d: 'plain' });
+    const out = tricky.text(json);
+    expect(() => JSON.parse(out)).not.toThrow();
+    expect(out).not.toMatch(/abcd|nsecret-1|é-value/);
+    expect(JSON.parse(out).d).toBe('plain');
   });
 
-  test('ignores values too short to be secrets', () => {
-    const short = new Redactor(['ab']);
-    expect(short.text('abc')).toBe('abc');
+  test('a secret inside longer base64 is removed but for at most 2 bytes at either end', () => {
+    const secret = 'a-long-webhook-secret-0123456789';
+    const one = new Redactor([secret]);
+    for (const prefix of ['', 'x', 'xy', 'unknown-user:']) {
+      const encoded = b64(`${prefix}${secret}`);
+      const out = one.text(encoded);
+      expect(out).toContain(REDACTED);
+      // What survives decodes to no more than the prefix and two secret bytes on each side.
+      const visible = out.split(REDACTED).join('').length;
+      expect(visible).toBeLessThanOrEqual(Math.ceil((prefix.length + 2) / 3) * 4 + 4 + 2);
+    }
+  });
+
+  test('overlapping secrets are removed whole whatever the order', () => {
+    const r2 = new Redactor(['abcdef', 'defghi']);
+    expect(r2.text('xx abcdefghi yy')).toBe(`xx ${REDACTED} yy`);
+  });
+
+  test('values under 4 characters are not registered, so they redact no noise', () => {
+    const short = new Redactor(['ab', 'id', '']);
+    expect(short.known()).toEqual([]);
+    expect(short.text('abc id')).toBe('abc id');
+  });
+
+  test('surrounding whitespace (a secret read from a file) is registered with and without', () => {
+    expect(new Redactor(['from-file-42\n']).text('x from-file-42 y')).toBe(`x ${REDACTED} y`);
   });
 });
 
-describe('redaction by value in every encoding, patterns only on credential-shaped tokens', () => {
-  const secret = 'pw-Literal-9f3k2';
-  const r = new Redactor([secret]);
-  const b64 = (s: string) => Buffer.from(s).toString('base64');
+describe('pairs and URL userinfo', () => {
+  test('a pair registers both parts and every Basic spelling of user:password', () => {
+    const r = new Redactor();
+    r.addPair('alice-user', 'hunter2-pass');
+    const pair = 'alice-user:hunter2-pass';
+    for (const form of [pair, b64(pair), bare(b64(pair)), b64url(pair), 'alice-user', 'hunter2-pass', b64('hunter2-pass:'), b64(':alice-user')]) {
+      expect(r.text(`[${form}]`)).toBe(`[${REDACTED}]`);
+    }
+  });
+
+  test('a pair with a short user name still hides the pair', () => {
+    const r = new Redactor();
+    r.addPair('me', 'hunter2-pass');
+    expect(r.text(`Basic ${b64('me:hunter2-pass')}`)).not.toContain(b64('me:hunter2-pass'));
+    expect(r.text(b64('me:hunter2-pass'))).toBe(REDACTED);
+    expect(r.text('me and my key')).toBe('me and my key');
+  });
+
+  test('stripUserinfo returns the URL as given without userinfo, and the decoded parts', () => {
+    expect(stripUserinfo('https://alice:p%40ss%3Aw0rd@api.example.com:8443/v1?q=a@b#f')).toEqual({
+      url: 'https://api.example.com:8443/v1?q=a@b#f', user: 'alice', password: 'p@ss:w0rd',
+    });
+    expect(stripUserinfo('https://tok_123456@host/x')).toEqual({ url: 'https://host/x', user: 'tok_123456' });
+    expect(stripUserinfo('https://:only-pass@host')).toEqual({ url: 'https://host', password: 'only-pass' });
+    expect(stripUserinfo('https://host/path@not-userinfo')).toEqual({ url: 'https://host/path@not-userinfo' });
+    expect(stripUserinfo('http://u:p@ss@host/')).toEqual({ url: 'http://host/', user: 'u', password: 'p@ss' });
+    expect(stripUserinfo('not a url')).toEqual({ url: 'not a url' });
+  });
+
+  test('addUrl registers the userinfo parts, raw and decoded, and their pair', () => {
+    const r = new Redactor();
+    r.addUrl('https://svc-user:s3cr%2Ft%20pw@api.example.com/');
+    const pair = 'svc-user:s3cr/t pw';
+    for (const form of ['s3cr%2Ft%20pw', 's3cr/t pw', 'svc-user', b64(pair), encodeURIComponent('s3cr/t pw')]) {
+      expect(r.text(`<${form}>`)).toBe(`<${REDACTED}>`);
+    }
+    expect(r.text('GET https://api.example.com/ failed')).toBe('GET https://api.example.com/ failed');
+  });
+
+  test('userinfoSecrets carries the same coverage as plain strings, for a Redactor built elsewhere', () => {
+    const url = 'https://svc-user:s3cr%2Ft%20pw@api.example.com/';
+    const elsewhere = new Redactor(userinfoSecrets(url));
+    for (const form of ['s3cr%2Ft%20pw', 's3cr/t pw', b64('svc-user:s3cr/t pw'), bare(b64url('svc-user:s3cr/t pw'))]) {
+      expect(elsewhere.text(`<${form}>`)).toBe(`<${REDACTED}>`);
+    }
+    expect(userinfoSecrets('https://api.example.com/')).toEqual([]);
+    expect(pairSecrets('ab', 'cd')).toEqual(['ab', 'cd']);
+    expect(pairSecrets('me', 'hunter2-pass')).toContain('me:hunter2-pass');
+  });
+
+  test('userinfo is redacted in any URL, registered or not, and only the userinfo', () => {
+    const r = new Redactor();
+    expect(r.text('see https://user:hunter2@example.com/x and mail bob@example.org')).toBe(`see https://${REDACTED}@example.com/x and mail bob@example.org`);
+    expect(r.text('{"url":"postgres://app:pw@db:5432/x","owner":"x@y"}')).toBe(`{"url":"postgres://${REDACTED}@db:5432/x","owner":"x@y"}`);
+    expect(r.text('https://example.com/a?u=x@y')).toBe('https://example.com/a?u=x@y');
+  });
+});
+
+describe('patterns: credential-shaped tokens only, never prose', () => {
+  const none = new Redactor();
 
   test.each([
-    ['as is', secret],
-    ['base64', b64(secret)],
-    ['base64url', Buffer.from(secret).toString('base64url')],
-    ['Basic secret:', b64(`${secret}:`)],
-    ['Basic :secret', b64(`:${secret}`)],
-    ['hex', Buffer.from(secret).toString('hex')],
-    ['URL-encoded', encodeURIComponent(secret)],
-    ['JSON-escaped', JSON.stringify(secret).slice(1, -1)],
-  ])('%s', (_label, form) => {
-    expect(r.text(`x ${form} y`)).not.toContain(form);
-    expect(JSON.stringify(r.value({ note: `x ${form} y` }))).not.toContain(form);
+    'Bearer with a user API key',
+    'Basic with the organization key',
+    'Bearer token',
+    'Two schemes are listed: Bearer with a user API key, and Basic with an organization-scoped API key.',
+    'Authorization: Bearer <WEBHOOK_SECRET>',
+    'Bearer authentication.',
+    'Basic Authentication required',
+    'supports Bearer token-based authentication',
+    'basic understanding of OAUTHENTICATION',
+    'WWW-Authenticate: Bearer realm="dss", error="invalid_token"',
+    'WWW-Authenticate: Bearer error_description="The access token expired"',
+  ])('prose stays: %s', (prose) => {
+    expect(none.text(prose)).toBe(prose);
   });
 
-  test('prose after Bearer and Basic stays; credentials and URL userinfo go', () => {
-    const none = new Redactor([]);
-    for (const prose of ['Bearer with a user API key', 'Basic with the organization key', 'Bearer token']) expect(none.text(prose)).toBe(prose);
-    expect(none.text('Authorization: Bearer sk_live_abc123XYZ')).toBe('Authorization: Bearer [REDACTED]');
-    expect(none.text('Basic dXNlcjpwYXNz')).toBe('Basic [REDACTED]');
-    expect(none.text('see https://user:hunter2@example.com/x')).toBe('see https://[REDACTED]@example.com/x');
+  test.each([
+    ['Authorization: Bearer sk_live_abc123XYZ', `Authorization: Bearer ${REDACTED}`],
+    ['Basic dXNlcjpwYXNz', `Basic ${REDACTED}`],
+    ['Bearer abcdefghijklmnop', `Bearer ${REDACTED}`],
+    ['authorization: bearer eyJhbGciOiJIUzI1NiJ9.e30.sig', `authorization: bearer ${REDACTED}`],
+    ['Basic YWJjZDo=.', `Basic ${REDACTED}.`],
+    ['{"authorization":"Basic dXNlcjpwYXNzd29yZA="}', `{"authorization":"Basic ${REDACTED}"}`],
+    ['"line one\\nBearer tok-12345678"', `"line one\\nBearer ${REDACTED}"`],
+  ])('credential goes: %s', (input, expected) => {
+    expect(none.text(input)).toBe(expected);
   });
 
-  test('a pair registers both parts and their Basic form', () => {
-    const p = new Redactor([]);
-    p.addPair('alice-user', 'hunter2-pass');
-    const text = p.text(`alice-user hunter2-pass ${b64('alice-user:hunter2-pass')}`);
-    expect(text).not.toMatch(/alice-user|hunter2-pass/);
-    expect(text).not.toContain(b64('alice-user:hunter2-pass'));
+  test('the rule: 8+ token68 characters with a digit or symbol, inner case change, or a 16-letter run', () => {
+    expect(credentialShaped('abc12345')).toBe(true);
+    expect(credentialShaped('abc1234')).toBe(false);
+    expect(credentialShaped('camelCaseKey')).toBe(true);
+    expect(credentialShaped('Organization')).toBe(false);
+    expect(credentialShaped('ORGANIZATION')).toBe(false);
+    expect(credentialShaped('abcdefghijklmno')).toBe(false);
+    expect(credentialShaped('abcdefghijklmnop')).toBe(true);
+    expect(credentialShaped('token-based')).toBe(false);
+    expect(credentialShaped('authentication.')).toBe(false);
+  });
+
+  test('JSON secret-named members stay redacted in text and in values', () => {
+    expect(none.text('{"password":"hunter2","name":"n"}')).toBe(`{"password":"${REDACTED}","name":"n"}`);
+    expect(none.text('{"configuration":{"secret" : "whsec_1"}}')).toContain(`"secret" : "${REDACTED}"`);
+    expect(none.value({ configuration: { cloud_secret_access_key: 'abc', region: 'us', client_secret: 'x', passwd: 'y' } }))
+      .toEqual({ configuration: { cloud_secret_access_key: REDACTED, region: 'us', client_secret: REDACTED, passwd: REDACTED } });
   });
 });
