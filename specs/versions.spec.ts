@@ -1,5 +1,5 @@
 import { api, KNOWN_VERSIONS, need, profile, unknownId } from '../src/suite/context.ts';
-import { expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
+import { expectEveryCase, expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
 
@@ -17,26 +17,31 @@ for (const version of KNOWN_VERSIONS) {
   });
 }
 
-for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) {
-  check(`VER-002 (${version}) a bulk sync with destination_configuration is accepted`, async (t) => {
+// Both destination kinds: a target that reads the spelling right for one destination only is seen.
+const DESTINATIONS = ['objectStore', 'relationalDatabase'] as const;
+
+for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) for (const destination of DESTINATIONS) {
+  check(`VER-002 (${version}, ${destination}) a bulk sync with destination_configuration is accepted`, async (t) => {
     const source = await need(t, 'a source with cached schemas', cachedSourceId);
-    const body = await need(t, 'an object store destination', () => bulkSyncBody(source, { version, destination: 'objectStore', spelling: 'destination_configuration' }));
+    const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version, destination, spelling: 'destination_configuration' }));
     const res = await api().post('/api/bulk/syncs', body, { version });
-    expectStatus(res, is2xx, `POST /api/bulk/syncs under ${version} with destination_configuration`);
+    expectStatus(res, is2xx, `POST /api/bulk/syncs under ${version} with destination_configuration for a ${destination} destination`);
   });
 }
 
-check('VER-003 (2022-12-12) a bulk sync with dest_configuration is accepted', async (t) => {
-  const source = await need(t, 'a source with cached schemas', cachedSourceId);
-  const body = await need(t, 'a relational database destination', () => bulkSyncBody(source, { version: '2022-12-12', destination: 'relationalDatabase', spelling: 'dest_configuration' }));
-  const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
-  expectStatus(res, is2xx, 'POST /api/bulk/syncs under 2022-12-12 with dest_configuration');
-});
+for (const destination of DESTINATIONS) {
+  check(`VER-003 (2022-12-12, ${destination}) a bulk sync with dest_configuration is accepted`, async (t) => {
+    const source = await need(t, 'a source with cached schemas', cachedSourceId);
+    const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: '2022-12-12', destination, spelling: 'dest_configuration' }));
+    const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
+    expectStatus(res, is2xx, `POST /api/bulk/syncs under 2022-12-12 with dest_configuration for a ${destination} destination`);
+  });
+}
 
 // Every version, both destination kinds: a target that checks the spelling under some versions
 // only, or for one destination only, is seen. A kind the profile gives destinationSettings for is
 // taken as needing them (README › Interpretations).
-for (const version of KNOWN_VERSIONS) for (const destination of ['objectStore', 'relationalDatabase'] as const) {
+for (const version of KNOWN_VERSIONS) for (const destination of DESTINATIONS) {
   check(`VER-004 (${version}, ${destination}) the other version's spelling alone is not taken silently`, async (t) => {
     const right = spellingFor(version);
     const wrong = otherSpelling(right);
@@ -66,10 +71,17 @@ check('VER-006 (2021-05-23) the spelling the profile names is accepted', async (
   expectStatus(res, is2xx, `POST /api/bulk/syncs under 2021-05-23 with ${spelling}`);
 });
 
+/**
+ * Values that are not known versions, near misses first: the day after the newest, the day before
+ * one, a date past every version and one before all of them, and words. A target that pins an
+ * unknown date to the nearest version (as some date-versioned APIs do) is seen.
+ */
+const UNKNOWN_VERSIONS = ['2025-09-19', '2024-02-07', '2099-01-01', '1999-01-01', 'latest', 'v1'];
+
 check('VER-007 an unknown X-Service-Version is answered with the profile\'s status', async (t) => {
   const status = profile().versions?.unknownStatus;
   if (status === undefined) t.skip('the answer to an unknown version is not shown and the profile gives no versions.unknownStatus');
   const id = await need(t, 'a bulk sync to read', bulkSyncId);
-  const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version: '1999-01-01' });
-  expectStatus(res, status!, 'GET bulk sync error handling with X-Service-Version 1999-01-01');
+  const cases = UNKNOWN_VERSIONS.map((version) => ({ name: `X-Service-Version ${version}`, version }));
+  await expectEveryCase('VER-007', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version: c.version }), (s) => s === status, String(status));
 });

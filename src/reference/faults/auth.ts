@@ -1,4 +1,5 @@
-import type { Fault } from './fault.ts';
+import { ApiError } from '../errors.ts';
+import { editErrorBody, isRoute, ROUTES, type Fault } from './fault.ts';
 
 const BEARER = /^bearer +\S/i;
 const BASIC = /^basic +\S/i;
@@ -73,5 +74,43 @@ export const authFaults: Fault[] = [
         return key !== undefined && key !== '' && authenticate(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
       };
     },
+  },
+  {
+    name: 'basic-key-as-password',
+    // AUTH-004 too: the suite's near miss "the organization key in the other place" is then the right one.
+    breaks: ['AUTH-002', 'AUTH-004'],
+    description: 'Basic is composed the other way: the organization key is taken as the password (":<org key>"), and "<org key>:" is refused.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => {
+        if (!BASIC.test(header ?? '')) return authenticate(header);
+        const decoded = Buffer.from((header ?? '').replace(/^basic +/i, ''), 'base64').toString('utf8');
+        if (!decoded.startsWith(':') || decoded.length < 2) return false;
+        return authenticate(`Basic ${Buffer.from(`${decoded.slice(1)}:`).toString('base64')}`);
+      };
+    },
+  },
+  {
+    name: 'missing-credential-401',
+    breaks: ['AUTH-003'],
+    description: 'A request without an Authorization header is answered 401 (body status 401) instead of 403; a wrong credential still gets 403.',
+    apply: ({ app }) =>
+      editErrorBody(app, (body, reply) => {
+        if (reply.statusCode !== 403 || reply.request.headers.authorization !== undefined) return;
+        reply.code(401);
+        body.status = 401;
+      }),
+  },
+  {
+    name: 'bearer-refused-on-connection-create',
+    // Every check that creates a connection fails; the ones that need one cannot be judged.
+    breaks: ['AUTH-001', 'CONN-001', 'CONN-002', 'CONN-003', 'CONN-004', 'CONN-005', 'CONN-006', 'CONN-007'],
+    description: 'The user API key may not create connections: POST /api/connections with Bearer is answered 403 (Basic still works, and every other route takes the key).',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request) => {
+        if (isRoute(request, 'POST', ROUTES.connections) && BEARER.test(request.headers.authorization ?? '')) {
+          throw new ApiError('forbidden', 'this API key may not create connections');
+        }
+      }),
   },
 ];

@@ -1,4 +1,4 @@
-import { fieldError } from '../errors.ts';
+import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { beforeRoute, editErrorBody, refuseSuccess, ROUTES, type Fault } from './fault.ts';
 
@@ -82,6 +82,43 @@ export const bulkSyncFaults: Fault[] = [
         body.name ??= 'unnamed bulk sync';
         body.mode ??= 'replicate';
         body.schedule ??= { frequency: 'manual' };
+      }),
+  },
+  {
+    name: 'bulk-no-schemas-500',
+    // BULK-002 too: its repeated request has no schemas, so it never reaches a 2xx.
+    breaks: ['BULK-002', 'BULK-003'],
+    description: 'A bulk sync without schemas that would be created fails with 500 internal_error (a null list dereferenced), and is not kept.',
+    apply: ({ app, store }) =>
+      refuseSuccess(
+        app,
+        'POST',
+        ROUTES.bulkSyncs,
+        (request) => (hasSchemas(request.body) ? undefined : new ApiError('internal_error', 'internal error')),
+        (data) => store.bulkSyncs.delete(String(data.id)),
+      ),
+  },
+  {
+    name: 'bulk-rejects-several-schemas',
+    breaks: ['BULK-004'],
+    description: 'A bulk sync naming one source object is accepted, one naming two or more is answered 400 on /schemas/1 (and not kept).',
+    apply: ({ app, store }) =>
+      refuseSuccess(
+        app,
+        'POST',
+        ROUTES.bulkSyncs,
+        (request) => (isObject(request.body) && Array.isArray(request.body.schemas) && request.body.schemas.length > 1 ? fieldError('/schemas/1', 'only one object per bulk sync') : undefined),
+        (data) => store.bulkSyncs.delete(String(data.id)),
+      ),
+  },
+  {
+    name: 'bulk-name-number-coerced',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs turns a numeric or boolean name into a string (and so accepts it) instead of answering 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (isObject(body) && (typeof body.name === 'number' || typeof body.name === 'boolean')) body.name = String(body.name);
       }),
   },
 ];

@@ -46,4 +46,15 @@ export const errorBodyFaults: Fault[] = [
         reply.header('content-type', 'text/plain; charset=utf-8');
       }),
   },
+  {
+    name: 'error-metadata-pairs',
+    breaks: ['ERR-001'],
+    description: 'A non-null error metadata map is written as a list of {key, value} pairs (metadata null stays null).',
+    apply: ({ app }) =>
+      editErrorBody(app, (body) => {
+        if (body.metadata && typeof body.metadata === 'object' && !Array.isArray(body.metadata)) {
+          body.metadata = Object.entries(body.metadata).map(([key, value]) => ({ key, value }));
+        }
+      }),
+  },
 ];

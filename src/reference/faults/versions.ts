@@ -1,5 +1,6 @@
 import { isObject } from '../validation.ts';
-import { RENAMED, otherSpelling } from '../versions.ts';
+import { fieldError } from '../errors.ts';
+import { BEFORE_RENAME, DEFAULT_VERSION, RENAMED, otherSpelling } from '../versions.ts';
 import { beforeRoute, ROUTES, type Fault } from './fault.ts';
 
 export const versionFaults: Fault[] = [
@@ -69,6 +70,68 @@ export const versionFaults: Fault[] = [
     apply: ({ config }) => {
       const resolve = config.resolveVersion;
       config.resolveVersion = (header) => resolve(header) ?? config.defaultVersion;
+    },
+  },
+  {
+    name: 'rename-one-version-late',
+    // VER-004 too: under 2023-04-25, dest_configuration is then taken and destination_configuration refused.
+    breaks: ['VER-002', 'VER-004'],
+    description: 'The version table has the rename one version late: 2023-04-25 still spells the destination settings dest_configuration.',
+    apply: ({ config }) => {
+      config.versions.set('2023-04-25', BEFORE_RENAME);
+    },
+  },
+  {
+    name: 'object-store-reads-new-spelling',
+    // VER-004 too: under the older versions an object store's destination_configuration is then taken.
+    breaks: ['VER-003', 'VER-004'],
+    description:
+      'The object-store destination reads its settings from destination_configuration under every version: under 2022-12-12 and 2021-05-23 its dest_configuration is refused ("format is required") and destination_configuration taken. Relational databases are right.',
+    apply: ({ app, store, config }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (config.versions.get(request.serviceVersion)?.destinationField !== 'dest_configuration') return;
+        if (!isObject(body) || typeof body.destination_connection_id !== 'string') return;
+        if (store.getConnection(body.destination_connection_id)?.type !== 's3') return;
+        if (Object.hasOwn(body, 'destination_configuration')) {
+          body.dest_configuration = body.destination_configuration;
+          delete body.destination_configuration;
+        } else {
+          throw fieldError('/destination_configuration/format', 'is required');
+        }
+      }),
+  },
+  {
+    name: 'version-header-required',
+    breaks: ['VER-005'],
+    description: 'A request without X-Service-Version is answered 400 unsupported_version instead of served as the default version.',
+    apply: ({ config }) => {
+      const resolve = config.resolveVersion;
+      config.resolveVersion = (header) => (header === undefined ? undefined : resolve(header));
+    },
+  },
+  {
+    name: 'oldest-version-served-as-default',
+    // VER-004 too: under 2021-05-23, destination_configuration is then taken.
+    breaks: ['VER-004', 'VER-006'],
+    description: 'X-Service-Version 2021-05-23 is accepted but served as the default version (2025-09-18), so it spells the destination settings destination_configuration.',
+    apply: ({ config }) => {
+      const resolve = config.resolveVersion;
+      config.resolveVersion = (header) => (header === '2021-05-23' ? DEFAULT_VERSION : resolve(header));
+    },
+  },
+  {
+    name: 'version-date-pinning',
+    breaks: ['VER-007'],
+    description:
+      'An unknown X-Service-Version that is a date is served as the newest known version on or before it (2025-09-19 as 2025-09-18); only a date before every version, or a value that is not a date, is answered 400.',
+    apply: ({ config }) => {
+      const resolve = config.resolveVersion;
+      config.resolveVersion = (header) => {
+        const known = resolve(header);
+        if (known !== undefined || header === undefined || !/^\d{4}-\d{2}-\d{2}$/.test(header)) return known;
+        return [...config.versions.keys()].sort().reverse().find((v) => v <= header);
+      };
     },
   },
 ];
