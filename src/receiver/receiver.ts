@@ -36,6 +36,11 @@ function classify(err: ParserError): ClientFault {
 /** Bytes of a body kept for a request on an unknown path: enough to see what it was. */
 const UNKNOWN_PATH_PREFIX = 4096;
 
+/** The violation of a request followed on its connection by bytes that are no request. */
+function trailingViolation(headers: Record<string, string>): string {
+  return headers['content-length'] === undefined ? 'bytes after the end of the request' : 'bytes after the declared Content-Length';
+}
+
 function rawResponse(status: number): string {
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
 }
@@ -78,6 +83,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const reading = new WeakMap<Duplex, { req: IncomingMessage; charge: (fault: ClientFault) => void }>();
   /** The latest response not yet finished on a socket (pipelining queues later ones behind it). */
   const pending = new WeakMap<Duplex, ServerResponse>();
+  /**
+   * The latest request on a socket: bytes that fail to parse after it completed were sent beyond
+   * its declared length (a Content-Length shorter than the body), so it is charged with them.
+   */
+  const latest = new WeakMap<Duplex, { req: IncomingMessage; trailing: () => void }>();
   /** Sockets whose clientError was handled; a failed parser may report again. */
   const faulted = new WeakSet<Duplex>();
   let lastSeq = 0;
@@ -171,6 +181,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     let kept = 0;
     let received = 0;
     let done = false;
+    /** Set when bytes that are no request followed this one's body on the connection. */
+    let trailing = false;
+    let recorded: Delivery | undefined;
 
     res.on('error', () => {});
     pending.set(socket, res);
@@ -194,6 +207,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const violations = headerViolations(headers, received, outcome.kind !== 'over-cap');
       if (outcome.kind === 'over-cap') violations.push('body over cap');
       if (outcome.kind === 'refused') violations.push(outcome.violation);
+      if (trailing) violations.push(trailingViolation(headers));
 
       const d: Delivery = {
         seq,
@@ -210,6 +224,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         violations,
         response: { status: 0 },
       };
+      recorded = d;
       let status: number | undefined;
       let scripted = false;
       if (outcome.kind === 'end') {
@@ -266,6 +281,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       else finish({ kind: 'refused', violation: fault.violation, status: fault.status, error: fault.error });
     };
     reading.set(socket, { req, charge: onFault });
+    latest.set(socket, {
+      req,
+      trailing: () => {
+        if (recorded === undefined) trailing = true;
+        else if (!recorded.aborted) recorded.violations.push(trailingViolation(recorded.headers));
+      },
+    });
 
     req.on('data', (chunk: Buffer) => {
       if (done) return;
@@ -310,6 +332,10 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       socket.destroy(); // a reset between requests: nothing arrived
       return;
     }
+    // Bytes after a complete request: it declared fewer bytes than it sent. They are still
+    // recorded below as a malformed request, so nothing that arrived is lost.
+    const previous = latest.get(socket);
+    if (previous?.req.complete) previous.trailing();
     const raw = err.rawPacket;
     const body = raw ? Buffer.from(raw.subarray(0, maxBody)) : Buffer.alloc(0);
     const status = fault.kind === 'refuse' ? fault.status : 400;

@@ -108,7 +108,9 @@ export interface Delivery {
    * Transport-level problems, e.g. 'not gzip', 'gzip stream corrupt', 'inflated body over cap',
    * 'body over cap', 'empty body', 'invalid UTF-8', 'not JSON', 'no Authorization header',
    * 'empty Authorization header', 'no Content-Length',
-   * 'Content-Length mismatch (header N, received M)', 'malformed HTTP request', 'request timeout',
+   * 'Content-Length mismatch (header N, received M)', 'bytes after the declared Content-Length'
+   * (the connection carried more than the declared length: the rest is also recorded as a malformed
+   * request), 'malformed HTTP request', 'request timeout',
    * 'unexpected CONNECT request'.
    */
   violations: string[];
