@@ -17,11 +17,16 @@ export class UnreachableError extends Error {
   readonly exitCode: number = EXIT.unreachable;
 }
 
-/** Parses a flag value that must be a non-negative integer within bounds. */
-export function parseIntFlag(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+/**
+ * Parses a flag value that must be a non-negative integer within bounds. label names where the
+ * value came from (--seed, DSS_SEED, config FILE: seed), so the line points at what to fix.
+ */
+export function parseIntFlag(name: string, raw: string | undefined, min: number, max: number, label = `--${name}`): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} must be an integer, got ${JSON.stringify(raw)}`);
+  const range = `between ${min} and ${max}`;
+  if (/^\s*-\d+\s*$/.test(raw)) throw new UsageError(`${label} must be ${range} (not negative), got ${raw.trim()}`);
+  if (!/^\d+$/.test(raw)) throw new UsageError(`${label} must be an integer, got ${JSON.stringify(raw)}`);
   const value = Number(raw);
-  if (value < min || value > max) throw new UsageError(`--${name} must be between ${min} and ${max}, got ${raw}`);
+  if (value < min || value > max) throw new UsageError(`${label} must be ${range}, got ${raw}`);
   return value;
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { checkAdapterFile } from '../adapters/load.ts';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
 import { Redactor } from '../report/redact.ts';
@@ -15,6 +14,12 @@ import { runVerdict } from '../report/verdict.ts';
 import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite } from './run-suite.ts';
+import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
+import { flagByName, flagHelp } from './run-flags.ts';
+import { replayLines, redactUserinfo } from './replay.ts';
+import { selectRequirements } from './selection.ts';
+import { parseHttpUrl } from './target-url.ts';
+import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
 import { variantCatalogue } from '../reference/faults.ts';
 import { DEFAULT_API_VERSION, KNOWN_VERSIONS } from './settings.ts';
@@ -25,38 +30,15 @@ const HELP = `usage: dss-conformance run [flags]
 Runs the conformance suite. Without --base-url it starts the embedded reference on a free loopback
 port and runs against it (that is what 'npm start' does).
 
-  --base-url URL      target base address; paths /api/... are appended (env DSS_BASE_URL)
-  --api-key K         user API key, sent as Bearer (env DSS_API_KEY; required with --base-url)
-  --org-key K         organization-scoped key for Basic (env DSS_ORG_KEY); without it AUTH-002 is skipped
-  --profile FILE      target profile: answers to what the spec does not show; 'reference' names the
-                      reference's (built in; the default for the embedded reference). Against --base-url
-                      without it, the checks that need such answers are skipped, with that reason
-  --reports DIR       where junit.xml, results.json, requests.json and deliveries.json go (default: reports);
-                      a run first removes these, so none is left from an earlier run
-  --seed N            seed for generated data; the same seed regenerates the same requests (default: random, printed)
-  --num-runs N        fast-check runs per property check (default: 25)
-  --only ID,...       run only these requirement IDs (see 'dss-conformance coverage')
-  --timeout-ms N      per-request timeout (default: 10000)
-  --max-rps N         request rate bound (default: 20 against --base-url, unbounded for the embedded reference)
-  --api-version V     X-Service-Version the checks send: one of ${KNOWN_VERSIONS.join(', ')} (default ${DEFAULT_API_VERSION}),
-                      or 'all': one pass per version the profile declares supported (versions.supported, default all),
-                      each result labelled '@<version>' (env DSS_API_VERSION); the VER checks run in the first pass
-  --fault NAME        embedded reference only: break one rule of it (repeatable; see 'dss-conformance faults')
-  --variant NAME      embedded reference only: make it conforming-but-unusual in one way (repeatable)
-  --adapter FILE      module whose default export makes the target adapter for the webhook checks
-                      (default: the built-in adapter, for the reference and targets shaped like it)
-  --receiver-host H   where the capturing webhook receiver listens (default: 127.0.0.1)
-  --receiver-port N   its port (default: 0, a free port)
-  --receiver-public-url URL  the URL the target must use to reach the receiver (a tunnel), when not host:port
-  --timestamp-tolerance-s N  how far Service-Signature-Timestamp may be from arrival (default: 300)
-  --max-duration D    time budget of the whole run: 1800, 90s, 30m, 1h (default: 30m, env DSS_MAX_DURATION);
-                      when it runs out, unfinished checks are errors and the reports are written
-  --max-retry-after-s N  longest Retry-After a 429 is waited for (default: 60); longer gives up at once
-  --max-response-bytes N answers past this size are cut and judged as such (default: 8388608)
-  --baseline FILE     known failures (fixtures/baseline.schema.json): listed failures are expected-fail;
-                      a listed check that passes, or an expired entry, fails the run
-  --allow-incomplete  exit 0 instead of 4 when nothing failed but not everything required was judged
-  -h, --help          this text
+${flagHelp()}
+
+Every flag can also be given as a DSS_* environment variable (--num-runs N: DSS_NUM_RUNS=N; lists
+comma-separated, DSS_ONLY=auth,WH-0*; booleans 1 or 0) or as a key of the --config file
+(DSS_CONFIG): a flag wins over its variable, a variable over the file.
+
+reports (in --reports DIR): junit.xml (JUnit, one testcase per check), results.json (every result,
+the verdict, the replay line), requests.json (every request sent, comparable between runs of one
+seed), deliveries.json (every request the webhook receiver got, when webhook checks ran).
 
 verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE one passed or is declared
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
@@ -66,60 +48,21 @@ unreachable or answering no request with JSON; 4 INCOMPLETE (0 with --allow-inco
 On exit 2 or 3 after the flags were read, results.json and junit.xml say why.`;
 
 export async function runCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'base-url': { type: 'string' },
-        'api-key': { type: 'string' },
-        'org-key': { type: 'string' },
-        profile: { type: 'string' },
-        reports: { type: 'string' },
-        seed: { type: 'string' },
-        'num-runs': { type: 'string' },
-        only: { type: 'string' },
-        'timeout-ms': { type: 'string' },
-        'max-rps': { type: 'string' },
-        fault: { type: 'string', multiple: true },
-        variant: { type: 'string', multiple: true },
-        'api-version': { type: 'string' },
-        adapter: { type: 'string' },
-        'receiver-host': { type: 'string' },
-        'receiver-port': { type: 'string' },
-        'receiver-public-url': { type: 'string' },
-        'timestamp-tolerance-s': { type: 'string' },
-        'max-duration': { type: 'string' },
-        'max-retry-after-s': { type: 'string' },
-        'max-response-bytes': { type: 'string' },
-        baseline: { type: 'string' },
-        'allow-incomplete': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    });
-  } catch (error) {
-    const message = (error as Error).message;
-    // A value that starts with '-' (a generated key can) must be written --flag=-value.
-    const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
-    if (ambiguous) throw new UsageError(`${ambiguous[1]}: a value that starts with '-' is written ${ambiguous[1]}=-VALUE`);
-    throw new UsageError(message.split('\n')[0] ?? 'bad flags');
-  }
-  const flags = parsed.values as Flags;
-  if (flags.help) {
+  const resolved = resolveRunFlags(argv);
+  if (resolved.help) {
     process.stdout.write(HELP + '\n');
     return EXIT.ok;
   }
+  const flags = resolved.values;
 
   const reportsDir = resolve((flags.reports as string | undefined) ?? 'reports');
-  ensureWritable(reportsDir);
+  ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
   for (const file of OWNED_REPORTS) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   try {
-    return await runChecked(flags, reportsDir, startedAt);
+    return await runChecked(resolved, reportsDir, startedAt);
   } catch (error) {
     if (error instanceof UsageError || error instanceof UnreachableError) writeAbortReports(reportsDir, startedAt, error);
     throw error;
@@ -128,51 +71,49 @@ export async function runCommand(argv: string[]): Promise<number> {
 
 const OWNED_REPORTS = ['junit.xml', 'results.json', 'requests.json', 'deliveries.json'];
 
-type Flags = Record<string, string | boolean | string[] | undefined>;
-
-async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Promise<number> {
+async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt: Date): Promise<number> {
+  const { values: flags, sources } = resolved;
   const str = (name: string) => flags[name] as string | undefined;
-  const baseUrlFlag = str('base-url') ?? (process.env.DSS_BASE_URL || undefined);
+  const list = (name: string) => (flags[name] as string[] | undefined) ?? [];
+  // Errors name where the value came from: --seed, DSS_SEED or the config file's seed.
+  const label = (name: string) => sources[name]?.label ?? `--${name}`;
+  const int = (name: string) => {
+    const range = flagByName.get(name)!.range!;
+    return parseIntFlag(name, str(name), range[0], range[1], label(name));
+  };
+  const baseUrlFlag = str('base-url');
   const embedded = !baseUrlFlag;
-  const urlSecrets: string[] = [];
-  if (baseUrlFlag !== undefined) {
-    let url: URL;
-    try {
-      url = new URL(baseUrlFlag);
-    } catch {
-      throw new UsageError(`--base-url must be an absolute http(s) URL such as https://${baseUrlFlag.replace(/^\/+/, '')}, got ${JSON.stringify(redactUserinfo(baseUrlFlag))}`);
-    }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`--base-url must be http or https, got ${url.protocol}`);
-    for (const part of [url.username, url.password]) if (part) urlSecrets.push(part, decodeURIComponent(part));
-  }
-  const variants = (flags.variant as string[] | undefined) ?? [];
-  for (const v of variants) if (!variantCatalogue().some((x) => x.name === v)) throw new UsageError(`--variant: unknown benign variant '${v}' (known: ${variantCatalogue().map((x) => x.name).join(', ')})`);
-  const faults = [...((flags.fault as string[] | undefined) ?? []), ...variants];
+  const urlSecrets = baseUrlFlag !== undefined ? parseHttpUrl(label('base-url'), baseUrlFlag).secrets : [];
+  const variants = list('variant');
+  const variantNames = variantCatalogue().map((x) => x.name);
+  for (const v of variants) if (!variantNames.includes(v)) throw new UsageError(`${label('variant')}: unknown benign variant '${v}' (${didYouMean(v, variantNames)}known: ${variantNames.join(', ')})`);
+  const faults = [...list('fault'), ...variants];
   if (!embedded && faults.length > 0) throw new UsageError('--fault and --variant apply to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');
-  const apiKeyFlag = str('api-key') ?? (process.env.DSS_API_KEY || undefined);
+  const apiKeyFlag = str('api-key');
   if (!embedded && !apiKeyFlag) throw new UsageError('--api-key (or DSS_API_KEY) is required with --base-url');
 
-  const seed = parseIntFlag('seed', str('seed'), 0, 2 ** 31 - 1) ?? Math.floor(Math.random() * 2 ** 31);
-  const numRuns = parseIntFlag('num-runs', str('num-runs'), 1, 10_000) ?? 25;
-  const timeoutMs = parseIntFlag('timeout-ms', str('timeout-ms'), 100, 600_000) ?? 10_000;
-  const maxRps = parseIntFlag('max-rps', str('max-rps'), 1, 100_000) ?? (embedded ? undefined : 20);
-  const maxDurationMs = parseDuration(str('max-duration') ?? (process.env.DSS_MAX_DURATION || undefined)) ?? 30 * 60_000;
-  const maxRetryAfterMs = (parseIntFlag('max-retry-after-s', str('max-retry-after-s'), 0, 86_400) ?? 60) * 1000;
-  const maxResponseBytes = parseIntFlag('max-response-bytes', str('max-response-bytes'), 1024, 2 ** 31) ?? 8 * 1024 * 1024;
-  const apiVersionFlag = str('api-version') ?? (process.env.DSS_API_VERSION || undefined) ?? DEFAULT_API_VERSION;
-  if (apiVersionFlag !== 'all' && !(KNOWN_VERSIONS as readonly string[]).includes(apiVersionFlag)) throw new UsageError(`--api-version must be one of ${KNOWN_VERSIONS.join(', ')} or all, got ${JSON.stringify(apiVersionFlag)}`);
-  const known = new Set(loadRequirements().map((r) => r.id));
-  const only = (str('only') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-  for (const id of only) if (!known.has(id)) throw new UsageError(`--only: unknown requirement ID ${id} (see 'dss-conformance coverage')`);
+  const seed = int('seed') ?? Math.floor(Math.random() * 2 ** 31);
+  const numRuns = int('num-runs') ?? 25;
+  const timeoutMs = int('timeout-ms') ?? 10_000;
+  const maxRps = int('max-rps') ?? (embedded ? undefined : 20);
+  const maxDurationMs = parseDuration(str('max-duration'), label('max-duration')) ?? 30 * 60_000;
+  const maxRetryAfterMs = (int('max-retry-after-s') ?? 60) * 1000;
+  const maxResponseBytes = int('max-response-bytes') ?? 8 * 1024 * 1024;
+  const apiVersionFlag = str('api-version') ?? DEFAULT_API_VERSION;
+  if (apiVersionFlag !== 'all' && !(KNOWN_VERSIONS as readonly string[]).includes(apiVersionFlag)) throw new UsageError(`${label('api-version')} must be one of ${KNOWN_VERSIONS.join(', ')} or all, got ${JSON.stringify(apiVersionFlag)}`);
+  const requirements = loadRequirements();
+  const known = new Set(requirements.map((r) => r.id));
+  const only = selectRequirements(requirements, list('only'), list('exclude'), { only: label('only'), exclude: label('exclude') }) ?? [];
 
-  const receiverPort = parseIntFlag('receiver-port', str('receiver-port'), 0, 65535) ?? 0;
-  const tolerance = parseIntFlag('timestamp-tolerance-s', str('timestamp-tolerance-s'), 1, 86_400) ?? 300;
+  const receiverPort = int('receiver-port') ?? 0;
+  const tolerance = int('timestamp-tolerance-s') ?? 300;
   const publicUrl = str('receiver-public-url');
-  if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) throw new UsageError(`--receiver-public-url must be an http(s) URL, got ${JSON.stringify(publicUrl)}`);
+  if (publicUrl !== undefined) parseHttpUrl(label('receiver-public-url'), publicUrl);
   const adapterPath = str('adapter') ? await checkAdapterFile(str('adapter')!) : undefined;
   const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
   const baselineFile = str('baseline');
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
+  const replay = replayLines(resolved, { embedded, seed });
 
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   if (embedded) {
@@ -182,13 +123,13 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
   try {
     const baseUrl = reference?.baseUrl ?? baseUrlFlag!;
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
-    const orgKey = reference?.orgKey ?? str('org-key') ?? (process.env.DSS_ORG_KEY || undefined);
+    const orgKey = reference?.orgKey ?? str('org-key');
     const allSecrets = [...secrets, ...urlSecrets];
     const redactor = new Redactor([apiKey, orgKey, ...allSecrets]);
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets: allSecrets,
-      replay: replayLine(flags, { embedded, baseUrl: baseUrlFlag, seed, numRuns, orgKey: orgKey !== undefined && !embedded }),
+      replay: replay.check,
       embedded, reportsDir, adapterPath, timestampToleranceS: tolerance,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
@@ -208,7 +149,7 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
       collectDeliveries(reportsDir, deliveries);
       const run = assemble(settings, collector, startedAt, only, interrupted, baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined, deliveries);
       writeReports(reportsDir, run, redactor);
-      process.stdout.write(consoleSummary(run) + `reports: ${OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || run.deliveries).map((f) => join(reportsDir, f)).join(', ')}\n`);
+      process.stdout.write(consoleSummary(run) + `reports: ${OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || run.deliveries).map((f) => join(reportsDir, f)).join(', ')}\n` + consoleSafe(redactor.text(`rerun: ${replay.run}`)) + '\n');
       const code = run.verdict?.verdict === 'CONFORMANT' ? EXIT.ok : run.verdict?.verdict === 'INCOMPLETE' ? EXIT.incomplete : EXIT.checkFailed;
       return code === EXIT.incomplete && flags['allow-incomplete'] ? EXIT.ok : code;
     };
@@ -250,34 +191,13 @@ async function runChecked(flags: Flags, reportsDir: string, startedAt: Date): Pr
 }
 
 /** --max-duration: seconds, or a number with s, m or h. */
-function parseDuration(raw: string | undefined): number | undefined {
+function parseDuration(raw: string | undefined, label: string): number | undefined {
   if (raw === undefined) return undefined;
   const m = /^(\d+)(s|m|h)?$/.exec(raw.trim());
-  if (!m) throw new UsageError(`--max-duration must be seconds or a number with s, m or h (90s, 30m, 1h), got ${JSON.stringify(raw)}`);
+  if (!m) throw new UsageError(`${label} must be seconds or a number with s, m or h (90s, 30m, 1h), got ${JSON.stringify(raw)}`);
   const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
-  if (ms < 1000 || ms > 7 * 24 * 3_600_000) throw new UsageError(`--max-duration must be between 1 s and 7 days, got ${raw}`);
+  if (ms < 1000 || ms > 7 * 24 * 3_600_000) throw new UsageError(`${label} must be between 1 s and 7 days, got ${raw}`);
   return ms;
-}
-
-function redactUserinfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@\s]*@/i, '$1[REDACTED]@');
-}
-
-/** The command that reruns this run as printed: every flag that shaped it; secrets as variables. */
-function replayLine(flags: Flags, o: { embedded: boolean; baseUrl: string | undefined; seed: number; numRuns: number; orgKey: boolean }): string {
-  const quote = (v: string) => (/^[\w@%+=:,./-]+$/.test(v) ? v : `'${v.replace(/'/g, `'\\''`)}'`);
-  const flag = (name: string) => (typeof flags[name] === 'string' ? `--${name} ${quote(flags[name] as string)}` : '');
-  return [
-    'npx dss-conformance run',
-    o.embedded ? '' : `--base-url ${quote(redactUserinfo(o.baseUrl ?? ''))} --api-key "$DSS_API_KEY"`,
-    o.orgKey ? '--org-key "$DSS_ORG_KEY"' : '',
-    flag('profile'),
-    `--seed ${o.seed}`,
-    flags['num-runs'] ? `--num-runs ${o.numRuns}` : '',
-    ...['api-version', 'timeout-ms', 'max-rps', 'adapter', 'receiver-host', 'receiver-port', 'receiver-public-url', 'timestamp-tolerance-s', 'max-duration', 'max-retry-after-s', 'max-response-bytes', 'baseline'].map(flag),
-    ...((flags.fault as string[] | undefined) ?? []).map((f) => `--fault ${quote(f)}`),
-    ...((flags.variant as string[] | undefined) ?? []).map((f) => `--variant ${quote(f)}`),
-  ].filter(Boolean).join(' ');
 }
 
 /** The run's result from the checks collected so far; on interruption the unjudged are errors. */
@@ -331,7 +251,7 @@ function writeAbortReports(dir: string, startedAt: Date, error: UsageError | Unr
 }
 
 /** Checked before the run: a report folder that cannot be written is a usage error, not a lost run. */
-function ensureWritable(dir: string): void {
+function ensureWritable(dir: string, label: string): void {
   try {
     // One level at a time: Node's recursive mkdirSync never returns for some paths (under /proc).
     const missing: string[] = [];
@@ -346,7 +266,7 @@ function ensureWritable(dir: string): void {
     writeFileSync(probe, '');
     rmSync(probe);
   } catch (error) {
-    throw new UsageError(`--reports ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new UsageError(`${label} ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

@@ -15,10 +15,10 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
   test.each([
     [['run', '--num-runs', 'many'], /--num-runs must be an integer/],
     [['run', '--seed', '-1'], /--seed|Unknown|unexpected/i],
-    [['run', '--bogus'], /Unknown option '--bogus'/],
+    [['run', '--bogus'], /^dss-conformance: unknown flag --bogus \(see 'dss-conformance run --help'\)$/m],
     [['run', '--api-key', '-starts-with-a-dash'], /--api-key: a value that starts with '-' is written --api-key=-VALUE/],
     [['run', '--only', 'NOPE-001'], /unknown requirement ID NOPE-001/],
-    [['run', '--base-url', 'ftp://x'], /http or https/],
+    [['run', '--base-url', 'ftp://x'], /must be an http:\/\/ or https:\/\/ URL, got ftp:/],
     [['run', '--base-url', 'http://127.0.0.1:9'], /--api-key/],
     [['run', '--profile', '/nonexistent/profile.json'], /profile .*no such file/],
     [['run', '--adapter', '/nonexistent/adapter.mjs'], /--adapter .*no such file/],
