@@ -7,6 +7,7 @@ import { fakerValue } from '../generators/from-schema.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
+import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
@@ -44,17 +45,9 @@ export function adapter(): Promise<TargetAdapter> {
   });
 }
 
-/** The selected fields: source column -> delivered name. `note` is in the source but never selected. */
-export const FIELDS = [
-  { source: 'id', target: 'id' },
-  { source: 'email', target: 'email' },
-  { source: 'name', target: 'full_name' },
-  { source: 'score', target: 'score' },
-  { source: 'active', target: 'active' },
-];
-
 /** Source rows from fast-check with faker values, seeded by the run seed and the scenario. */
 export function generateRows(label: string, count: number, offset = 0): Row[] {
+  if (count === 0) return [];
   const row = fc.record({
     email: fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),
     name: fakerValue((f) => f.person.fullName()),
@@ -87,29 +80,16 @@ export interface ScenarioPlan {
   sync?: Partial<WebhookSyncSettings>;
   /** Receiver answers for this scenario's deliveries. */
   script?: number[];
-  /** Row changes before each run after the first: rows to rewrite and rows to add. */
-  later?: Array<{ change: number; add: number }>;
+  /** Before each run after the first: columns of rows to change (webhook-data.ts) and how many rows to add. */
+  later?: Array<{ edits?: readonly RowEdit[]; add?: number }>;
   fields?: typeof FIELDS;
+  /** Enumerated rows after the generated ones. */
+  source?: readonly Row[];
   /** Reuse another scenario's source (for hash comparisons). */
   sourceOf?: string;
   /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
   edgeRows?: boolean;
 }
-
-/**
- * Rows enumerated, not drawn: nulls, empty strings, unicode and escapes, the largest exact
- * integers, and values that differ from another row's only in JSON type ("1" and 1, "true" and
- * true). Delivered values must equal these exactly, types included (WH-012).
- */
-export const EDGE_ROWS: readonly Row[] = [
-  { id: 'e01', email: null, name: null, score: null, active: null, note: null },
-  { id: 'e02', email: '', name: '', score: 0, active: false, note: '' },
-  { id: 'e03', email: 'zoë.ünïcødé@example.com', name: 'Zoë 山田 🚀 "quoted" \\ back\nslash', score: 9007199254740991, active: true, note: 'x' },
-  { id: 'e04', email: 'same@example.com', name: 'Same Name', score: 1, active: true, note: '' },
-  { id: 'e05', email: 'same@example.com', name: 'Same Name', score: '1', active: 'true', note: '' },
-  { id: 'e06', email: 'UPPER@EXAMPLE.COM', name: '  padded  ', score: -9007199254740991, active: false, note: 'y' },
-  { id: 'e07', email: 'num@example.com', name: '0', score: 1.5, active: 'false', note: '' },
-];
 
 const scenarios = new Map<string, Scenario>();
 
@@ -128,7 +108,7 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
       rows = base.rows;
     } else {
       sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id').catch(unmet('create a source'))).id;
-      rows = new Map([...generateRows(label, plan.rows), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
+      rows = new Map([...generateRows(label, plan.rows), ...(plan.source ?? []), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
       await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     }
     const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, fields: plan.fields ?? FIELDS, ...plan.sync };
@@ -137,8 +117,8 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
     scenarios.set(label, s);
     s.runs.push(await run(ad, s));
     for (const [i, step] of (plan.later ?? []).entries()) {
-      const changed: Row[] = [...rows.values()].slice(0, step.change).map((r) => ({ ...r, score: Number(r.score) + 1 + i }));
-      const added: Row[] = generateRows(label, step.add, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
+      const changed = applyEdits(rows, step.edits ?? []);
+      const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
       for (const r of [...changed, ...added]) rows.set(String(r.id), r);
       if (changed.length + added.length > 0) await ad.writeRows(sourceId, [...changed, ...added]).catch(unmet('write source rows'));
       s.runs.push(await run(ad, s));
