@@ -3,11 +3,13 @@ import { authFaults } from './faults/auth.ts';
 import { bulkSyncFaults } from './faults/bulk-syncs.ts';
 import { connectionFaults } from './faults/connections.ts';
 import { deliveryFaults } from './faults/deliveries.ts';
+import { deliveryDataFaults } from './faults/delivery-data.ts';
 import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { benignVariants } from './faults/benign.ts';
+import { wireVariants } from './faults/benign-wire.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -23,6 +25,7 @@ export const FAULTS: readonly Fault[] = [
   ...errorHandlingFaults,
   ...authFaults,
   ...deliveryFaults,
+  ...deliveryDataFaults,
   ...errorBodyFaults,
 ];
 
@@ -36,7 +39,7 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = benignVariants;
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants];
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));
