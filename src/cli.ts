@@ -1,4 +1,5 @@
 import { EXIT, UsageError, UnreachableError } from './cli-errors.ts';
+import { didYouMean } from './cli-flags.ts';
 
 const USAGE = `usage: dss-conformance <command> [flags]
 
@@ -9,7 +10,8 @@ commands:
   coverage   list requirements with their level and the checks that cover them
   baseline   write a known-failures baseline (for run --baseline) from a results.json
 
-'dss-conformance <command> --help' documents each command's flags.
+'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
+command's flags; run's flags can also be DSS_* variables or keys of a --config file.
 exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/profile/adapter/config error, 3 target unreachable,
 4 INCOMPLETE (0 with run --allow-incomplete), 70 internal error`;
 
@@ -25,13 +27,15 @@ const commands: Record<string, () => Promise<Command>> = {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+  if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     process.stdout.write(USAGE + '\n');
     return name === undefined ? EXIT.usage : EXIT.ok;
   }
-  const load = commands[name];
-  if (!load) throw new UsageError(`unknown command '${name}' (commands: ${Object.keys(commands).join(', ')})`);
-  return (await load())(rest);
+  // 'help run' is 'run --help'.
+  const [command, args] = name === 'help' && rest[0] !== undefined ? [rest[0], ['--help']] : [name, rest];
+  const load = commands[command];
+  if (!load) throw new UsageError(`unknown command '${command}' (${didYouMean(command, Object.keys(commands))}commands: ${Object.keys(commands).join(', ')})`);
+  return (await load())(args);
 }
 
 try {

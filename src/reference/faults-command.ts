@@ -10,8 +10,8 @@ benign variants (run --variant NAME, serve --fault NAME): conforming-but-unusual
 which every check must pass.
 
 flags:
-  --json   Print the list as a JSON array of {name, breaks, description}.
-  --help   Print this help and exit.`;
+  --json       Print the list as a JSON array of {name, breaks, description}.
+  --help, -h   Print this help and exit.`;
 
 export async function faultsCommand(argv: string[]): Promise<number> {
   const flags = parseFlags('faults', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const);

@@ -18,7 +18,7 @@ flags:
   --org-key KEY               Organization key, sent as 'Authorization: Basic base64(KEY:)' (default: $DSS_ORG_KEY, else generated and printed).
   --schema-cache-delay-ms N   Milliseconds after a connection's creation until its source schemas are cached (default ${DEFAULT_SCHEMA_CACHE_DELAY_MS}).
   --fault NAME                Break one rule of the spec on purpose; repeatable ('dss-conformance faults' lists them).
-  --help                      Print this help and exit.
+  --help, -h                  Print this help and exit.
 
 exit codes: 0 stopped by a signal, 2 bad flags, 3 cannot listen (e.g. the port is in use)`;
 

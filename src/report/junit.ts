@@ -2,8 +2,10 @@ import type { Redactor } from './redact.ts';
 import { replayCommand, summarize, type RunResult } from './results.ts';
 import { classifySkip, verdictLine } from './verdict.ts';
 
-// JUnit XML as Jenkins, GitLab and GitHub test reporters read it: one <testsuite> per spec area,
-// one <testcase> per check named by its requirement ID.
+// JUnit XML as Jenkins (valid against the xUnit plugin's junit-10.xsd), GitLab and the GitHub
+// test reporters read it: one <testsuite> per spec area, one <testcase> per check named by its
+// requirement ID, no `file` attribute (a path in this kit would misplace annotations in the
+// user's repository), the verdict in every testsuite's properties.
 
 function escape(text: string): string {
   return text
@@ -38,7 +40,9 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
   const failures = total.failed + runCases.filter((c) => c.kind === 'failure').length;
   const errors = total.error - run.errors.length + runCases.filter((c) => c.kind === 'error').length;
   const properties = [
-    ['verdict', run.verdict ? verdictLine(run.verdict) : 'verdict: none'],
+    // The bare verdict for a pipeline to read; the line with the per-level counts beside it.
+    ['verdict', run.verdict?.verdict ?? 'none'],
+    ['verdict-line', run.verdict ? verdictLine(run.verdict) : 'verdict: none'],
     ['target', run.target],
     ['profile', run.profile],
     ['seed', String(run.seed)],
@@ -65,8 +69,9 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
         out.push(`${open}/>`);
       } else if (c.status === 'skipped' || c.status === 'expected-fail') {
         const reason = c.status === 'expected-fail' ? `expected failure (baseline: ${c.baseline?.reason ?? ''}): ${(c.message ?? '').split('\n')[0]}` : `${c.skipClass ?? classifySkip(c.reason)}: ${c.reason ?? 'skipped'}`;
+        const type = c.status === 'expected-fail' ? 'expected-fail' : c.skipClass ?? classifySkip(c.reason);
         // GitLab shows the element text, Jenkins the attribute: both carry the reason.
-        out.push(`${open}>`, `      <skipped message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
+        out.push(`${open}>`, `      <skipped type="${type}" message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
       } else if (c.status === 'error') {
         const reason = c.reason ?? 'no judgeable answer';
         out.push(`${open}>`, `      <error message="${escape(redactor.text(reason.split('\n')[0] ?? reason))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c)}`))}</error>`, '    </testcase>');

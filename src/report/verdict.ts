@@ -71,13 +71,13 @@ function judged(r: RequirementResult): boolean {
   return r.level === 'PROFILE' && r.status === 'skip' && r.skipClass === 'unsupported';
 }
 
-/** selected: the requirement IDs --only chose (all when undefined); the others are skipped as not selected. */
+/** selected: the requirement IDs --only and --exclude chose (all when undefined); the others are skipped as not selected. */
 export function runVerdict(requirements: Requirement[], checks: CheckResult[], runProblems: string[] = [], selected?: ReadonlySet<string>): RunVerdict {
   const byId = new Map<string, CheckResult[]>();
   for (const c of checks) byId.set(c.id, [...(byId.get(c.id) ?? []), c]);
   const results = requirements.map((r): RequirementResult =>
     selected && !selected.has(r.id)
-      ? { id: r.id, level: r.level, status: 'skip', skipClass: 'not-selected', reason: 'not selected (--only)', checks: 0 }
+      ? { id: r.id, level: r.level, status: 'skip', skipClass: 'not-selected', reason: 'not selected (--only, --exclude)', checks: 0 }
       : rollUp(r, byId.get(r.id) ?? []));
   const empty = (): LevelCounts => ({ pass: 0, fail: 0, error: 0, skip: 0, 'expected-fail': 0, 'not-run': 0 });
   const levels: Record<Level, LevelCounts> = { MUST: empty(), INFERRED: empty(), PROFILE: empty() };

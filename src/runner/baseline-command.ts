@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../cli-errors.ts';
+import { parseFlags } from '../cli-flags.ts';
 import { baselineProblem, utcDay, type Baseline } from '../report/baseline.ts';
 import type { CheckResult, RunResult } from '../report/results.ts';
 
@@ -17,12 +17,7 @@ first failure line as the reason and no expiry date. Give it to 'run --baseline 
 const MAX_REASON_DETAIL = 200;
 
 export async function baselineCommand(argv: string[]): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, strict: true, allowPositionals: true, options: { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
-  }
+  const parsed = parseFlags('baseline', argv, { out: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const, { positionals: true });
   const { values, positionals } = parsed;
   if (values.help) {
     process.stdout.write(HELP + '\n');

@@ -1,16 +1,20 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { EXIT, UsageError } from '../cli-errors.ts';
+import { EXIT } from '../cli-errors.ts';
+import { parseFlags } from '../cli-flags.ts';
 import { packageRoot } from '../paths.ts';
 import { loadRequirements, type Requirement } from '../report/results.ts';
 
-const HELP = `usage: dss-conformance coverage [--json]
+const HELP = `usage: dss-conformance coverage [--json] [-h]
 
 Lists every requirement of the catalogue (specs/requirements.json) with its level, the spec file
 whose checks are titled with its ID, the number of such checks, the cases of its coverage phase,
 and the reference faults that prove them; then the benign variants every check must pass under.
-Requirements without a check, or proven by one fault only, are listed at the end.`;
+Requirements without a check, or proven by one fault only, are listed at the end. The area (the
+spec file's name) and the level are what 'run --only' and 'run --exclude' select by, besides IDs.
+
+  --json       the list as JSON
+  -h, --help   this text`;
 
 export interface Coverage {
   requirement: Requirement;
@@ -39,12 +43,7 @@ export async function coverage(): Promise<Coverage[]> {
 }
 
 export async function coverageCommand(argv: string[]): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({ args: argv, strict: true, options: { json: { type: 'boolean' }, help: { type: 'boolean' } } }));
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad flags');
-  }
+  const { values } = parseFlags('coverage', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const);
   if (values.help) {
     process.stdout.write(HELP + '\n');
     return EXIT.ok;

@@ -2,6 +2,7 @@ import { UnreachableError } from '../cli-errors.ts';
 import { ApiClient, TransportError, closeSharedAgent, type ApiRequest } from '../client/http-client.ts';
 import type { Redactor } from '../report/redact.ts';
 import type { RunSettings } from './settings.ts';
+import { explainTransport } from './target-url.ts';
 
 export interface PreflightResult {
   /** A one-line note when the API key itself looks refused; the run still goes on (AUTH-001 judges it). */
@@ -36,7 +37,10 @@ export async function preflight(settings: RunSettings, redactor: Redactor): Prom
         if (!(error instanceof TransportError)) throw error;
         // Throttling is an answer: the target is there, and the checks will say what it costs.
         if (error.kind === 'throttled') return {};
-        if (i === 0) throw new UnreachableError(redactor.text(`target ${settings.baseUrl} unreachable: ${error.exchange.error ?? error.message}`));
+        if (i === 0) {
+          const why = error.exchange.error ?? error.message;
+          throw new UnreachableError(redactor.text(`target ${settings.baseUrl} unreachable: ${explainTransport(settings.baseUrl, why) ?? why}`));
+        }
         seen.push(`${probe.method} ${probe.path}: ${error.exchange.error ?? error.message}`);
         continue;
       }

@@ -147,7 +147,7 @@ describe('partial gates and known failures', () => {
     expect(known.code, known.stdout.slice(-2000)).toBe(0);
     expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');
     expect(known.result?.verdict?.verdict).toBe('CONFORMANT');
-    expect(readFileSync(join(known.reports, 'junit.xml'), 'utf8')).toMatch(/<skipped message="expected failure \(baseline: vendor ticket 42\)/);
+    expect(readFileSync(join(known.reports, 'junit.xml'), 'utf8')).toMatch(/<skipped type="expected-fail" message="expected failure \(baseline: vendor ticket 42\)/);
     const stale = await runCli(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/stale baseline entry "EHS-007"/);
