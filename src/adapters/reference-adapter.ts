@@ -1,4 +1,4 @@
-import type { AdapterContext, RunOutcome, TargetAdapter } from './types.ts';
+import type { AdapterContext, CapturedExchange, RunOutcome, TargetAdapter } from './types.ts';
 
 // Drives the reference, and any target shaped like the real service: webhook connections and model
 // syncs through the service API (POST /api/connections, /api/syncs, /api/syncs/{id}/executions),
@@ -15,6 +15,22 @@ function data(res: { status: number; json: unknown }, what: string): Record<stri
 function text(value: unknown, what: string): string {
   if (typeof value !== 'string' || value === '') throw new Error(`${what} is missing from the answer`);
   return value;
+}
+
+/**
+ * The run's `requests` as the suite compares them: null (capture off, or none kept) is an empty
+ * log; a run without the field has no observable log. Each entry keeps its request and the
+ * response's status, or the error that stood for it.
+ */
+function capturedOf(run: Record<string, unknown>): CapturedExchange[] | null {
+  if (!('requests' in run)) return null;
+  const entries: unknown[] = Array.isArray(run.requests) ? run.requests : [];
+  return entries.map((e) => {
+    const { request, response } = (e ?? {}) as { request?: unknown; response?: { status?: unknown; error?: unknown } | null };
+    const answer =
+      typeof response?.status === 'number' ? { status: response.status } : typeof response?.error === 'string' ? { error: response.error } : null;
+    return { request: request ?? null, response: answer };
+  });
 }
 
 export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
@@ -64,7 +80,7 @@ export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
         const d = data(await ctx.request('GET', `/api/syncs/${encodeURIComponent(syncId)}/executions/${encodeURIComponent(runId)}`), 'reading a run');
         const status = String(d.status);
         if (FINAL.has(status)) {
-          return { status, failed: status !== 'completed', captured: Array.isArray(d.requests) ? d.requests : null };
+          return { status, failed: status !== 'completed', captured: capturedOf(d) };
         }
         if (Date.now() > deadline) throw new Error(`run ${runId} still ${status} after ${timeoutMs} ms`);
         await new Promise((r) => setTimeout(r, delay));

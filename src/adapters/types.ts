@@ -32,8 +32,20 @@ export interface RunOutcome {
   /** The target's word for the run's end state; the suite maps it with isFailed/isCompleted. */
   status: string;
   failed: boolean;
-  /** The sync history's capture log of this run: null when the target keeps none. */
-  captured: unknown[] | null;
+  /**
+   * The sync history's capture log of this run, one entry per logged exchange, normalised by the
+   * adapter (Spec › Events › Emission 6 shows no format): [] when the log is there but empty (as
+   * with capture off); null when the adapter cannot observe the log (WH-022 is then skipped).
+   */
+  captured: CapturedExchange[] | null;
+}
+
+/** One logged request and its response, as the adapter normalises the target's log entry. */
+export interface CapturedExchange {
+  /** The request as the log holds it (any non-null value: the suite only asks that it is there). */
+  request: unknown;
+  /** The logged response: its status; { error } when the log says no answer came; null when the entry holds no response. */
+  response: { status: number } | { error: string } | null;
 }
 
 export interface TargetAdapter {

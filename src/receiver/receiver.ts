@@ -268,10 +268,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       if (delayMs > 0) {
         const t = setTimeout(() => {
           timers.delete(t);
+          d.response.at = now().toISOString();
           answer(res, answered, seq, close);
         }, delayMs);
         timers.add(t);
       } else {
+        d.response.at = now().toISOString();
         answer(res, answered, seq, close);
       }
     };

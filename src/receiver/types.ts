@@ -114,8 +114,11 @@ export interface Delivery {
    * 'unexpected CONNECT request'.
    */
   violations: string[];
-  /** What the receiver answered. 0: not answered (the client went away first). */
-  response: { status: number };
+  /**
+   * What the receiver answered (0: not answered, the client went away first) and when it began
+   * to send the answer (after any scripted delay; absent when not answered).
+   */
+  response: { status: number; at?: string };
   /** The client went away before the body was complete. */
   aborted?: boolean;
   /** Parser or socket error behind a malformed or aborted request (code and message; no header values). */

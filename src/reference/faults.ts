@@ -3,6 +3,7 @@ import { authFaults } from './faults/auth.ts';
 import { bulkSyncFaults } from './faults/bulk-syncs.ts';
 import { connectionFaults } from './faults/connections.ts';
 import { deliveryFaults } from './faults/deliveries.ts';
+import { deliveryReceiverFaults } from './faults/delivery-receiver.ts';
 import { deliveryDataFaults } from './faults/delivery-data.ts';
 import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
@@ -25,6 +26,7 @@ export const FAULTS: readonly Fault[] = [
   ...errorHandlingFaults,
   ...authFaults,
   ...deliveryFaults,
+  ...deliveryReceiverFaults,
   ...deliveryDataFaults,
   ...errorBodyFaults,
 ];

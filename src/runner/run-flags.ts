@@ -48,6 +48,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { name: 'receiver-port', kind: 'int', value: 'N', range: [0, 65535], replay: 'value', help: 'its port (default: 0, a free port)' },
   { name: 'receiver-public-url', kind: 'string', value: 'URL', replay: 'value', help: 'the URL the target must use to reach the receiver (a tunnel), when not host:port' },
   { name: 'timestamp-tolerance-s', kind: 'int', value: 'N', range: [1, 86_400], replay: 'value', help: 'how far Service-Signature-Timestamp may be from arrival (default: 300)' },
+  { name: 'clock-skew-s', kind: 'int', value: 'N', range: [0, 86_400], replay: 'value', help: 'how far Service-Signature-Timestamp may be ahead of arrival, for a sender\'s clock\nrunning ahead of the receiver\'s (default: 60)' },
   { name: 'max-duration', kind: 'string', value: 'D', replay: 'value', help: 'time budget of the whole run: 1800, 90s, 30m, 1h (default: 30m); when it runs out,\nunfinished checks are errors and the reports are written' },
   { name: 'max-retry-after-s', kind: 'int', value: 'N', range: [0, 86_400], replay: 'value', help: 'longest Retry-After a 429 is waited for (default: 60); longer gives up at once' },
   { name: 'max-response-bytes', kind: 'int', value: 'N', range: [1024, 2 ** 31], replay: 'value', help: 'answers past this size are cut and judged as such (default: 8388608)' },

@@ -40,6 +40,8 @@ export interface RunSettings {
   maxResponseBytes: number;
   /** Seconds a delivery's Service-Signature-Timestamp may differ from its arrival (WH-007). */
   timestampToleranceS: number;
+  /** Seconds a delivery's Service-Signature-Timestamp may be ahead of its arrival (WH-007, --clock-skew-s). */
+  clockSkewS: number;
 }
 
 declare module 'vitest' {

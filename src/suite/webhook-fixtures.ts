@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { loadAdapter } from '../adapters/load.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
-import { startReceiver, type Channel, type Delivery, type Receiver } from '../receiver/index.ts';
+import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
@@ -78,8 +78,12 @@ export interface Scenario {
 export interface ScenarioPlan {
   rows: number;
   sync?: Partial<WebhookSyncSettings>;
-  /** Receiver answers for this scenario's deliveries. */
-  script?: number[];
+  /** Receiver answers for this scenario's deliveries, in order of arrival (a status, or one after a delay). */
+  script?: ScriptedResponse[];
+  /** The answer to every delivery after the script (default 200). */
+  then?: number;
+  /** Rows from a source written once under this name and shared by every scenario naming it. */
+  sharedSource?: string;
   /** Before each run after the first: columns of rows to change (webhook-data.ts) and how many rows to add. */
   later?: Array<{ edits?: readonly RowEdit[]; add?: number }>;
   fields?: typeof FIELDS;
@@ -93,11 +97,16 @@ export interface ScenarioPlan {
 
 const scenarios = new Map<string, Scenario>();
 
-export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
-  return once(`scenario:${label}`, async () => {
+/**
+ * Sets a scenario up and starts its first run without waiting for it: runs started one after
+ * another go on side by side, while the requests the suite sends stay in one order (so one seed
+ * gives one request log). scenario() with the same label waits for the run.
+ */
+export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario; ad: TargetAdapter; first: StartedRun }> {
+  return once(`begin:${label}`, async () => {
     const [rec, ad] = await Promise.all([receiver(), adapter()]);
     const channel = rec.channel(label);
-    if (plan.script) channel.script(plan.script);
+    if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
     const connection = await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
@@ -106,6 +115,8 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
       const base = await scenario(plan.sourceOf, { rows: 0 });
       sourceId = base.settings.sourceId;
       rows = base.rows;
+    } else if (plan.sharedSource) {
+      ({ sourceId, rows } = await sharedSource(ad, plan.sharedSource, plan.rows));
     } else {
       sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id').catch(unmet('create a source'))).id;
       rows = new Map([...generateRows(label, plan.rows), ...(plan.source ?? []), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
@@ -115,7 +126,26 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
     const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [] };
     scenarios.set(label, s);
-    s.runs.push(await run(ad, s));
+    return { s, ad, first: await startRun(ad, s) };
+  });
+}
+
+/** Rows shared by scenarios that differ only in the receiver's answers (written once). */
+function sharedSource(ad: TargetAdapter, name: string, count: number): Promise<{ sourceId: string; rows: Map<string, Row> }> {
+  return once(`source:${name}`, async () => {
+    const sourceId = (await ad.createSource(resourceName(`source-${name}`), 'id').catch(unmet('create a source'))).id;
+    const rows = new Map(generateRows(name, count).map((r) => [String(r.id), r]));
+    await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
+    return { sourceId, rows };
+  });
+}
+
+export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
+  return once(`scenario:${label}`, async () => {
+    const { s, ad, first } = await begin(label, plan);
+    const { rows } = s;
+    const sourceId = s.settings.sourceId;
+    s.runs.push(await first.finish());
     for (const [i, step] of (plan.later ?? []).entries()) {
       const changed = applyEdits(rows, step.edits ?? []);
       const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
@@ -127,12 +157,25 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
   });
 }
 
-async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
+interface StartedRun {
+  /** Waits for the run to end: its outcome and the deliveries it made. */
+  finish(): Promise<RunEvidence>;
+}
+
+async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const before = s.channel.deliveries().length;
   const rows = new Map(s.rows);
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
-  const outcome = await ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS).catch(unmet('wait for the run to end'));
-  return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
+  return {
+    finish: async () => {
+      const outcome = await ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS).catch(unmet('wait for the run to end'));
+      return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
+    },
+  };
+}
+
+async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
+  return (await startRun(ad, s)).finish();
 }
 
 /**
