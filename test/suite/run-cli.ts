@@ -43,9 +43,9 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
   });
 }
 
-function withoutTargetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  const { DSS_BASE_URL: _u, DSS_API_KEY: _k, DSS_ORG_KEY: _o, ...rest } = env;
-  return rest;
+/** Every run flag has a DSS_* variable: none from the developer's shell may reach a test's run. */
+export function withoutTargetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('DSS_')));
 }
 
 export const failedIds = (r: RunResult) => [...new Set(r.checks.filter((c) => c.status === 'failed').map((c) => c.id))].sort();
