@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { UsageError } from '../../src/cli-errors.ts';
 import { deliveryFaults } from '../../src/reference/faults/deliveries.ts';
+import { deliveryDataFaults } from '../../src/reference/faults/delivery-data.ts';
 import { faultCatalogue, faultNames, type RunningReference } from '../../src/reference/index.ts';
 import requirements from '../../specs/requirements.json' with { type: 'json' };
 import { BASIC, bulkBody, call, connectionBody, createBulkSync, createConnection, createModelSync, expectError, sleep, start } from './helpers.ts';
@@ -365,8 +366,8 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   },
 };
 
-/** Delivery faults need a receiver: webhook-faults.test.ts probes them. */
-const probedHere = faultNames().filter((name) => !deliveryFaults.some((fault) => fault.name === name));
+/** Delivery faults need a receiver: webhook-faults.test.ts and webhook-data-faults.test.ts probe them. */
+const probedHere = faultNames().filter((name) => ![...deliveryFaults, ...deliveryDataFaults].some((fault) => fault.name === name));
 
 describe('faults', () => {
   test('every fault has a probe here (delivery faults in webhook-faults.test.ts), and names only catalogued requirement IDs', () => {

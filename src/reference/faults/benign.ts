@@ -116,4 +116,10 @@ export const benignVariants: readonly Fault[] = [
     description: 'User-Agent written as "DSS-Reference 1.0.0" (a product name then a release label, space-separated).',
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['User-Agent'] = headers['User-Agent']!.replace('/', ' '))),
   },
+  {
+    name: 'delivery-user-agent-comment',
+    breaks: [],
+    description: 'User-Agent written as "DSS-Reference/rel2021.05.25 (+https://example.com/dss-reference)": a release label that is no version number, then a comment (RFC 9110 §10.1.5).',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['User-Agent'] = 'DSS-Reference/rel2021.05.25 (+https://example.com/dss-reference)')),
+  },
 ];
