@@ -146,10 +146,17 @@ check('CONN-006 the creation response holds the new connection id where the prof
   }
 });
 
-check('CONN-007 an OAuth kind with redirect_url is accepted and returns auth_url', async (t) => {
-  await requireKind(t, 'crm');
-  const body = { ...connectionBody('crm'), redirect_url: 'https://dssc.example.com/oauth/done' };
-  const res = await api().post('/api/connections', body);
-  expectStatus(res, is2xx, 'POST /api/connections with redirect_url');
-  checkAuthUrl(res);
-});
+/** A plain redirect URL, and one with a port, a path and a query: both are URLs (Spec › Connection: redirect_url). */
+const REDIRECT_URLS = ['https://dssc.example.com/oauth/done', 'https://dssc.example.com:8443/oauth/done?from=dssc&step=2'];
+
+for (const kind of ['crm', 'marketing'] as const) {
+  check(`CONN-007 (${kind}) an OAuth kind with redirect_url is accepted and returns auth_url`, async (t) => {
+    const k = await requireKind(t, kind);
+    if (k.oauth === false) t.skip(`the profile says kinds.${kind} does not use OAuth`);
+    for (const redirect of REDIRECT_URLS) {
+      const res = await api().post('/api/connections', { ...connectionBody(kind), redirect_url: redirect });
+      expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection with redirect_url ${redirect}`);
+      checkAuthUrl(res);
+    }
+  });
+}

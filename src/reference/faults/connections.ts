@@ -24,7 +24,8 @@ export const connectionFaults: Fault[] = [
   },
   {
     name: 'reject-empty-configuration',
-    breaks: ['CONN-001', 'CONN-002', 'CONN-003'],
+    // CONN-007 too: the marketing kind is asked with redirect_url and configuration {}.
+    breaks: ['CONN-001', 'CONN-002', 'CONN-003', 'CONN-007'],
     description: 'POST /api/connections answers a hubspot connection with configuration {} 400 validation_error.',
     apply: ({ app }) =>
       beforeRoute(app, 'POST', ROUTES.connections, (request) => {
@@ -92,6 +93,37 @@ export const connectionFaults: Fault[] = [
       editSuccess(app, 'POST', ROUTES.connections, (data) => {
         data.connection_id = data.id;
         delete data.id;
+      }),
+  },
+  {
+    name: 'redirect-url-query-refused',
+    breaks: ['CONN-007'],
+    description: 'POST /api/connections refuses a redirect_url with a port or a query string (400 on /redirect_url); a plain https URL is accepted.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.redirect_url === 'string' && /:\d+\/|\?/.test(body.redirect_url.replace(/^https?:\/\//, ''))) {
+          throw fieldError('/redirect_url', 'must be a plain https URL');
+        }
+      }),
+  },
+  {
+    name: 'auth-url-relative',
+    breaks: ['CONN-002', 'CONN-007'],
+    description: 'The auth_url of an OAuth kind is a path on the service (/oauth/…) instead of an absolute URL a person can open.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data) => {
+        if (typeof data.auth_url === 'string') data.auth_url = new URL(data.auth_url).pathname + new URL(data.auth_url).search;
+      }),
+  },
+  {
+    name: 'auth-url-dropped-for-marketing-with-redirect',
+    breaks: ['CONN-007'],
+    description: 'A marketing (hubspot) connection created with redirect_url is answered without auth_url; without redirect_url, and for the CRM kind, auth_url is there.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data, request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'hubspot' && body.redirect_url !== undefined) delete data.auth_url;
       }),
   },
 ];
