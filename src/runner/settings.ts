@@ -42,6 +42,8 @@ export interface RunSettings {
   timestampToleranceS: number;
   /** Seconds a delivery's Service-Signature-Timestamp may be ahead of its arrival (WH-007, --clock-skew-s). */
   clockSkewS: number;
+  /** The requirement IDs the run selected (--only, --exclude); undefined when all are. */
+  selected?: string[] | undefined;
 }
 
 declare module 'vitest' {

@@ -1,7 +1,12 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeEach } from 'vitest';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { normalisedRequests, settings } from './context.ts';
+import { prestart } from './webhook-answers.ts';
+
+// Runs that take wall time rather than work start with the first spec file (once) and go on
+// while the others run; the checks that judge them wait for them at their turn.
+beforeAll(prestart);
 
 // A requirement the profile declares unsupported is not run: its checks are skipped as
 // 'unsupported', which counts as judged for PROFILE requirements only (README › Verdicts).

@@ -1,4 +1,5 @@
 import type { Delivery } from '../receiver/index.ts';
+import { settings } from './context.ts';
 import { begin, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
@@ -77,6 +78,18 @@ export function captureProblem(label: string, run: RunEvidence): string | undefi
 
 /** The slow receiver: two batches, the first answered after 1.5 s, so the second is created well after the first. */
 export const SLOW_PLAN: ScenarioPlan = { rows: 4, sync: { batchSize: 2 }, script: [{ status: 200, delayMs: 1500 }] };
+
+/**
+ * Sets up and starts the slow receiver's run when WH-007 is selected (and not declared
+ * unsupported), so its 1.5 s pass while the other spec files run. Its requests go out here, in
+ * one place, so the request log keeps one order. A failure is met again by WH-007 at its turn.
+ */
+export async function prestart(): Promise<void> {
+  const s = settings();
+  if (s.selected !== undefined && !s.selected.includes('WH-007')) return;
+  if (s.profile.unsupported?.['WH-007'] !== undefined) return;
+  await begin('slow-receiver', SLOW_PLAN).catch(() => undefined);
+}
 
 /**
  * WH-007 over one run: each timestamp within `toleranceS` before its own arrival and at most
