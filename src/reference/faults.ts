@@ -3,7 +3,7 @@ import { authFaults } from './faults/auth.ts';
 import { bulkSyncFaults } from './faults/bulk-syncs.ts';
 import { connectionFaults } from './faults/connections.ts';
 import { deliveryFaults } from './faults/deliveries.ts';
-import { deliveryReceiverFaults } from './faults/delivery-receiver.ts';
+import { deliveryReceiverFaults, deliveryReceiverVariants } from './faults/delivery-receiver.ts';
 import { deliveryDataFaults } from './faults/delivery-data.ts';
 import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
@@ -41,7 +41,7 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants];
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deliveryReceiverFaults } from '../../src/reference/faults/delivery-receiver.ts';
+import { deliveryReceiverFaults, deliveryReceiverVariants } from '../../src/reference/faults/delivery-receiver.ts';
 import type { RunningReference } from '../../src/reference/index.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver } from '../../src/receiver/index.ts';
 import { start } from './helpers.ts';
@@ -106,6 +106,38 @@ describe('delivery faults at the receiver', () => {
     const ref = await start({ faults: [name] });
     try {
       await probes[name]!(ref);
+    } finally {
+      await ref.close();
+    }
+  });
+});
+
+const variantProbes: Record<string, (ref: RunningReference) => Promise<void>> = {
+  'delivery-clock-ahead': async (ref) => {
+    const [d] = (await runWith(ref, 2, 2)).deliveries;
+    const ahead = stamp(d!) - Date.parse(d!.receivedAt);
+    expect(ahead).toBeGreaterThan(29_000);
+    expect(ahead).toBeLessThanOrEqual(30_000);
+  },
+  'delivery-retries-failures': async (ref) => {
+    const { run, deliveries } = await runWith(ref, 5, 2, [200], 503);
+    expect(run.status).toBe('failed');
+    expect(deliveries.map((d) => d.response.status)).toEqual([200, 503, 503, 503]);
+    expect(statuses(run)).toEqual([200, 503, 503, 503]);
+    const recovered = await runWith(ref, 4, 2, [200, 503], 200);
+    expect(recovered.run.status).toBe('completed');
+  },
+};
+
+describe('benign variants at the receiver', () => {
+  test('every variant of faults/delivery-receiver.ts has a probe here', () => {
+    expect(Object.keys(variantProbes).sort()).toEqual(deliveryReceiverVariants.map((f) => f.name).sort());
+  });
+
+  test.each(deliveryReceiverVariants.map((f) => f.name))('%s shows its difference', async (name) => {
+    const ref = await start({ faults: [name] });
+    try {
+      await variantProbes[name]!(ref);
     } finally {
       await ref.close();
     }

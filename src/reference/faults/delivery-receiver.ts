@@ -199,3 +199,40 @@ export const deliveryReceiverFaults: Fault[] = [
       sendWithLie(config.delivery, (request, transport) => rawSend(request, (request.body as Uint8Array).byteLength + 1, transport, { halfClose: true })),
   },
 ];
+
+/** Conforming-but-unusual ways to meet the receiver: the suite must pass under each. */
+export const deliveryReceiverVariants: Fault[] = [
+  {
+    name: 'delivery-clock-ahead',
+    breaks: [],
+    description: "The sender's clock runs 30 s ahead of the receiver's: every Service-Signature-Timestamp is 30 s after the request's creation (within the 60 s allowance).",
+    apply: ({ config }) =>
+      wrapStep(config.delivery, 'buildHeaders', (build) => (batch) => {
+        const headers = build(batch);
+        shiftTimestamp(headers, 30_000);
+        return headers;
+      }),
+  },
+  {
+    name: 'delivery-retries-failures',
+    breaks: [],
+    description: 'A batch answered with a 4xx or 5xx is sent again, up to twice, before the run fails (retries are not shown); every attempt is logged.',
+    apply: ({ config }) => {
+      const earlier = new WeakMap<object, DeliveryOutcome[]>();
+      wrapStep(config.delivery, 'sendBatch', (send) => async (request, transport) => {
+        const attempts: DeliveryOutcome[] = [];
+        let outcome = await send(request, transport);
+        while ('status' in outcome && config.delivery.isFailure(outcome.status) && attempts.length < 2) {
+          attempts.push(outcome);
+          outcome = await send(request, transport);
+        }
+        earlier.set(request, attempts);
+        return outcome;
+      });
+      wrapStep(config.delivery, 'capture', (capture) => (log, exchange) => {
+        for (const outcome of earlier.get(exchange.request) ?? []) capture(log, { ...exchange, outcome });
+        capture(log, exchange);
+      });
+    },
+  },
+];
