@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { failedIds, ROOT, runCli } from './run-cli.ts';
+import { failedIds, ROOT, runCli, withoutTargetEnv, type CliRun } from './run-cli.ts';
+import { RUN_FLAGS } from '../../src/runner/run-flags.ts';
+import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
 
 // The CLI as a CI pipeline meets it: exit codes, one-line errors, reports, replay, determinism.
@@ -14,7 +17,6 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 describe('dss-conformance run: bad input is one line and exit 2', () => {
   test.each([
     [['run', '--num-runs', 'many'], /--num-runs must be an integer/],
-    [['run', '--seed', '-1'], /--seed|Unknown|unexpected/i],
     [['run', '--bogus'], /^dss-conformance: unknown flag --bogus \(see 'dss-conformance run --help'\)$/m],
     [['run', '--api-key', '-starts-with-a-dash'], /--api-key: a value that starts with '-' is written --api-key=-VALUE/],
     [['run', '--only', 'NOPE-001'], /unknown requirement ID NOPE-001/],
@@ -24,10 +26,52 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--adapter', '/nonexistent/adapter.mjs'], /--adapter .*no such file/],
     [['frobnicate'], /unknown command 'frobnicate'/],
     [['run', '--reports', '/proc/dssc-cannot-write-here'], /--reports .*cannot write there/],
+    // Issue 9: each of these gave a cryptic line, or none.
+    [['run', '--seed', '-5'], /^dss-conformance: --seed must be between 0 and 2147483647 \(not negative\), got -5$/m],
+    [['run', '--seed=-5'], /^dss-conformance: --seed must be between 0 and 2147483647 \(not negative\), got -5$/m],
+    [['run', '--base-url', 'localhost:8080', '--api-key=k'], /^dss-conformance: --base-url needs a scheme: http:\/\/localhost:8080 or https:\/\/localhost:8080, got "localhost:8080"$/m],
+    [['run', '--base-url', '127.0.0.1:8080', '--api-key=k'], /--base-url needs a scheme: http:\/\/127\.0\.0\.1:8080 or https:/],
+    [['run', '--receiver-public-url', 'tunnel.example.com'], /--receiver-public-url needs a scheme: http:\/\/tunnel\.example\.com/],
+    [['run', '--num-run', '5'], /unknown flag --num-run \(did you mean --num-runs\? see 'dss-conformance run --help'\)/],
+    [['run', '--exlcude', 'auth'], /did you mean --exclude\?/],
+    [['runn'], /unknown command 'runn' \(did you mean run\?/],
+    [['serve', '--prot', '1'], /unknown flag --prot \(did you mean --port\? see 'dss-conformance serve --help'\)/],
+    [['faults', '--jsn'], /did you mean --json\?/],
+    [['coverage', '--jsn'], /did you mean --json\?/],
+    [['baseline', '--ot', 'x'], /did you mean --out\?/],
+    [['run', '--seed', '--num-runs', '3'], /--seed needs a value, and --num-runs is taken as the next flag/],
+    [['run', '--allow-incomplete=yes'], /--allow-incomplete takes no value/],
+    [['run', 'now'], /unexpected argument 'now'/],
+    [['run', '--only', 'webhook'], /--only: not a requirement ID, glob, area or level: webhook \(did you mean webhooks\?/],
+    [['run', '--only', 'WH-9*'], /--only: WH-9\* matches no requirement ID/],
+    [['run', '--exclude', 'MUST,INFERRED,PROFILE'], /leaves no requirement to run/],
+    [['run', '--variant', 'no-version-eco'], /unknown benign variant 'no-version-eco' \(did you mean no-version-echo\?/],
   ])('%j', async (args, message) => {
     const run = await runCli(args as string[]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
+    expect(oneLine(run.stderr)).toBe(true);
+  });
+
+  test.each([
+    [{ DSS_SEED: '-3' }, /^dss-conformance: DSS_SEED must be between 0 and 2147483647 \(not negative\), got -3$/m],
+    [{ DSS_BASE_URL: 'localhost:8080', DSS_API_KEY: 'k' }, /^dss-conformance: DSS_BASE_URL needs a scheme: http:\/\/localhost:8080/m],
+    [{ DSS_ONLY: 'AUTH-01' }, /^dss-conformance: DSS_ONLY: unknown requirement ID AUTH-01 \(did you mean AUTH-001\?/m],
+    [{ DSS_ALLOW_INCOMPLETE: 'maybe' }, /DSS_ALLOW_INCOMPLETE must be true or false/],
+    [{ DSS_CONFIG: '/nonexistent/dssc.json' }, /^dss-conformance: config \/nonexistent\/dssc\.json: no such file$/m],
+  ])('a bad variable %j names the variable', async (env, message) => {
+    const run = await runCli(['run'], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(oneLine(run.stderr)).toBe(true);
+  });
+
+  test('a config file value names the file and the key', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
+    writeFileSync(join(dir, 'c.json'), JSON.stringify({ seed: 3, 'max-duration': '5 minutes', 'api-key': { $env: 'DSSC_UNSET_VAR' } }));
+    const run = await runCli(['run', '--config', join(dir, 'c.json')]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^dss-conformance: config .*c\.json: \/(max-duration|api-key)/m);
     expect(oneLine(run.stderr)).toBe(true);
   });
 
@@ -81,6 +125,88 @@ describe('dss-conformance run: a target that is down or not the service is exit 
     }
   });
 });
+
+describe('help: -h, --help and help COMMAND on every command', () => {
+  test.concurrent.each(['run', 'serve', 'faults', 'coverage', 'baseline'])('%s', async (command) => {
+    const outputs = await Promise.all([[command, '-h'], [command, '--help'], ['help', command]].map((args) => runCli(args)));
+    for (const run of outputs) {
+      expect(run.code, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(new RegExp(`^usage: dss-conformance ${command}\\b`));
+    }
+    expect(new Set(outputs.map((r) => r.stdout)).size).toBe(1);
+  });
+
+  test('run --help names every report file, every flag, and the DSS_* and --config rule', async () => {
+    const { stdout } = await runCli(['run', '--help']);
+    for (const file of ['junit.xml', 'results.json', 'requests.json', 'deliveries.json']) expect(stdout).toContain(file);
+    for (const flag of RUN_FLAGS) expect(stdout).toMatch(new RegExp(`^  --${flag.name}\\b`, 'm'));
+    expect(stdout).toContain('DSS_NUM_RUNS');
+    expect(stdout).toMatch(/a flag wins over its variable, a variable over the file/);
+  });
+});
+
+describe('dss-conformance run: a wrong scheme for the port says so in one line, exit 3', () => {
+  test('https against a port that speaks plain HTTP', async () => {
+    const plain = createHttpServer((_req, res) => res.end('{}'));
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    try {
+      const { port } = plain.address() as { port: number };
+      const run = await runCli(['run', '--base-url', `https://127.0.0.1:${port}`, '--api-key=k-secret-1']);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(new RegExp(`unreachable: TLS handshake with 127\\.0\\.0\\.1:${port} failed: the port answers plain HTTP, not TLS; use http://127\\.0\\.0\\.1:${port}`));
+      expect(oneLine(run.stderr)).toBe(true);
+    } finally {
+      plain.close();
+    }
+  });
+});
+
+describe('dss-conformance run: settings from variables and a config file, selection', () => {
+  test('flag > DSS_* variable > config file, end to end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
+    const config = join(dir, 'run.json');
+    writeFileSync(config, JSON.stringify({ seed: 11, 'num-runs': 2, only: ['AUTH-00?'], exclude: 'AUTH-002,AUTH-003,AUTH-005' }));
+    const fromFile = await runCli(['run', '--config', config]);
+    expect(fromFile.result!.seed).toBe(11);
+    expect(ids(fromFile)).toEqual(['AUTH-001', 'AUTH-004']);
+    const fromEnv = await runCli(['run'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
+    expect(fromEnv.result!.seed).toBe(22);
+    expect(ids(fromEnv)).toEqual(['AUTH-001']);
+    const fromFlag = await runCli(['run', '--seed', '33'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
+    expect(fromFlag.result!.seed).toBe(33);
+    // Every run prints the line that repeats it, the file's and the variables' settings included.
+    expect(fromFlag.stdout).toMatch(/^rerun: npx dss-conformance run --seed 33 --num-runs 2 --only AUTH-001 --exclude AUTH-002,AUTH-003,AUTH-005$/m);
+  });
+
+  test('--only an area with --exclude an ID: exactly those run; the rest is not selected, so INCOMPLETE (exit 4)', async () => {
+    const run = await runCli(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002']);
+    expect(run.code).toBe(4);
+    expect(ids(run)).toEqual(['AUTH-001', 'AUTH-003', 'AUTH-004', 'AUTH-005']);
+    const excluded = run.result!.verdict!.requirements.find((r) => r.id === 'AUTH-002')!;
+    expect(excluded).toMatchObject({ status: 'skip', skipClass: 'not-selected' });
+  });
+});
+
+const ids = (run: CliRun) => [...new Set(run.result!.checks.map((c) => c.id))].sort();
+
+/** Runs a printed command line as a person pastes it into a shell, in the checkout, with these variables. */
+function runLine(line: string, env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; result: RunResult }> {
+  const reports = mkdtempSync(join(tmpdir(), 'dssc-replay-'));
+  return new Promise((resolve, reject) => {
+    const child = spawn('sh', ['-c', `${line} --reports ${reports}`], { cwd: ROOT, env: { ...withoutTargetEnv(process.env), PATH: `${join(ROOT, 'node_modules/.bin')}:${process.env.PATH}`, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      try {
+        resolve({ code, stdout, result: JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as RunResult });
+      } catch {
+        reject(new Error(`no results.json from: ${line}\n${stdout.slice(-2000)}`));
+      }
+    });
+  });
+}
 
 describe('dss-conformance run against a separately started serve', () => {
   let serve: ChildProcess;
@@ -143,6 +269,25 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(readFileSync(join(example.reports, 'junit.xml'), 'utf8')).not.toMatch(/Bearer (?!\[REDACTED\])[A-Za-z0-9_-]{20,}/);
   });
 
+  test('the rerun line and a check\'s replay line run as printed in a shell, keys from the variables they name', async () => {
+    // Settings from all three sources: flags, variables (the org key, the rate) and a config file (the receiver).
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
+    writeFileSync(join(dir, 'run.json'), JSON.stringify({ 'receiver-host': '127.0.0.1', 'timestamp-tolerance-s': 200, 'api-key': { $env: 'MY_TARGET_KEY' } }));
+    const env = { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key', DSS_MAX_RPS: '1000' };
+    const first = await runCli(['run', '--config', join(dir, 'run.json'), '--base-url', baseUrl, '--profile', 'reference', '--seed', '8', '--num-runs', '2', '--only', 'AUTH-00*,WH-001', '--allow-incomplete'], env);
+    expect(first.code, first.stdout.slice(-2000)).toBe(0);
+    const rerun = /^rerun: (.*)$/m.exec(first.stdout)![1]!;
+    expect(rerun).toBe(`npx dss-conformance run --base-url ${baseUrl} --api-key "$MY_TARGET_KEY" --org-key "$DSS_ORG_KEY" --profile reference --seed 8 --num-runs 2 --max-rps 1000 --receiver-host 127.0.0.1 --timestamp-tolerance-s 200 --allow-incomplete --only 'AUTH-00*,WH-001'`);
+    expect(first.stdout).not.toContain('k1-secret-key');
+    const again = await runLine(rerun, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' });
+    expect(again.code, again.stdout.slice(-2000)).toBe(0);
+    const verdicts = (r: RunResult) => r.checks.map((c) => `${c.title}: ${c.status}`);
+    expect(verdicts(again.result)).toEqual(verdicts(first.result!));
+    // A check's replay line is the same line with --only ID in place of the selection.
+    const one = await runLine(`${first.result!.replay} --only AUTH-002`, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' });
+    expect(one.result.checks.map((c) => `${c.id}: ${c.status}`)).toEqual(['AUTH-002: passed']);
+  });
+
   test('the same seed gives the same verdicts and the same generated requests', async () => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
     const [a, b] = [await runCli(args), await runCli(args)];
@@ -178,13 +323,12 @@ describe('dss-conformance run against a faulty target', () => {
     const run = await runCli(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/FAIL EHS-002/);
-    const replay = /replay: npx dss-conformance run (.*--only EHS-002)/.exec(run.stdout)?.[1];
-    expect(replay).toContain('--seed 3');
-    expect(replay).toContain('--fault put-merges-subscribers');
-    const again = await runCli(['run', ...replay!.split(' ')]);
+    const replay = /replay: (npx dss-conformance run .*--only EHS-002)$/m.exec(run.stdout)?.[1];
+    expect(replay).toBe('npx dss-conformance run --seed 3 --num-runs 10 --fault put-merges-subscribers --only EHS-002');
+    const again = await runLine(replay!, {});
     expect(again.code).toBe(1);
-    expect(again.result!.verdict!.verdict).toBe('NOT CONFORMANT');
-    expect(again.result!.checks.filter((c) => c.status !== 'skipped').map((c) => c.id)).toEqual(['EHS-002']);
+    expect(again.result.verdict!.verdict).toBe('NOT CONFORMANT');
+    expect(again.result.checks.filter((c) => c.status !== 'skipped').map((c) => c.id)).toEqual(['EHS-002']);
   });
 });
 
