@@ -76,6 +76,18 @@ export function negativeCases(ref: string, base: Record<string, unknown>, only?:
   return out;
 }
 
+/** Every valid shape of a bulk error-handling PUT body: an unknown id is 404 whatever the body says (EHB-004). */
+export const BULK_VALID_BODIES: ReadonlyArray<Record<string, unknown>> = [
+  {},
+  { ingestion_failure_threshold: 0 },
+  { ingestion_failure_threshold: 3600 },
+  { ingestion_failure_threshold: null },
+  { subscribers: [] },
+  { subscribers: ['dssc-404@example.com'] },
+  { subscribers: null },
+  { ingestion_failure_threshold: 60, subscribers: ['a@example.com', 'b@example.com'] },
+];
+
 /** Bodies that are not objects at all, as raw JSON text. */
 export const NOT_OBJECTS: readonly string[] = ['[]', '[{}]', '"settings"', '42', 'true', 'null'];
 
@@ -111,7 +123,8 @@ export function coverageCaseNames(): Record<string, string[]> {
   return {
     'CONN-004': [...names(negativeCases('connection-request.schema.json', connection)), ...names(negativeCases('connection-request.schema.json#/$defs/relationalDatabase', database)).map((n) => `configuration.${n}`)],
     'BULK-005': names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
-    'EHS-005': names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'),
+    'EHS-005': [...names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'), 'subscribers with one address'],
     'EHS-006': [...names(negativeCases('sync-error-handling-update.schema.json', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`)],
+    'EHB-004': [...names(negativeCases('bulk-sync-error-handling.schema.json#/$defs/update', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`), ...BULK_VALID_BODIES.map((b) => `unknown id, body ${JSON.stringify(b)}`)],
   };
 }

@@ -25,7 +25,13 @@ export interface Profile {
   auth?: { basic?: 'key-as-username' | 'key-as-password' };
   versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number; supported?: string[] };
   schemaCache?: { observable?: boolean; timeoutMs?: number; retryIntervalMs?: number };
-  errorHandling?: { putNull?: 'unchanged' | 'clear' };
+  errorHandling?: {
+    putNull?: 'unchanged' | 'clear';
+    /** A read of a model sync's settings (not shown by the spec): EHS-011. */
+    read?: { path: string; pointer?: string };
+    /** The bulk sync's PUT (not shown by the spec): EHB-003, EHB-004. */
+    bulkWrite?: { path: string };
+  };
   modelSync?: { existingId?: string; path?: string; connectionKind?: KindName; request?: Record<string, unknown> };
   bulkSync?: { existingId?: string };
   /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */

@@ -36,11 +36,11 @@ export function dataOf(res: ApiResponse): Record<string, unknown> | undefined {
  * The coverage phase of a check: every enumerated case is sent, and each one the target gets wrong
  * is named (`EHS-006 subscribers = "a@x.org" answered 200`); the first two are shown in full.
  */
-export async function expectEveryCase<C extends { name: string }>(id: string, cases: readonly C[], send: (c: C) => Promise<ApiResponse>, ok: (status: number) => boolean, expected: string): Promise<void> {
+export async function expectEveryCase<C extends { name: string }>(id: string, cases: readonly C[], send: (c: C) => Promise<ApiResponse>, ok: (status: number, c: C) => boolean, expected: string): Promise<void> {
   const bad: Array<{ c: C; res: ApiResponse }> = [];
   for (const c of cases) {
     const res = await send(c);
-    if (!ok(res.status)) bad.push({ c, res });
+    if (!ok(res.status, c)) bad.push({ c, res });
   }
   if (bad.length === 0) return;
   const listed = bad.slice(0, 12).map(({ c, res }) => `  ${id} ${c.name}: answered ${res.status}`);

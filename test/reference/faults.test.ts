@@ -7,6 +7,7 @@ import { deliveryDataFaults } from '../../src/reference/faults/delivery-data.ts'
 import { faultCatalogue, faultNames, type RunningReference } from '../../src/reference/index.ts';
 import requirements from '../../specs/requirements.json' with { type: 'json' };
 import { BASIC, bulkBody, call, connectionBody, createBulkSync, createConnection, createModelSync, expectError, sleep, start } from './helpers.ts';
+import { errorHandlingProbes } from './error-handling-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
 
@@ -189,6 +190,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
       },
     ]),
   ),
+  ...errorHandlingProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {
       expectError(await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: {} }), 400, 'validation_error');

@@ -1,6 +1,8 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { fieldError } from '../errors.ts';
-import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING } from '../store.ts';
+import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING, type SyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
+import { bulkErrorHandlingFaults } from './error-handling-bulk.ts';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -11,6 +13,24 @@ function coerceBoolean(value: unknown): boolean | undefined {
   if (value === 'true' || value === 1) return true;
   if (value === 'false' || value === 0) return false;
   return undefined;
+}
+
+const hasAddresses = (v: unknown): v is string[] => Array.isArray(v) && v.length > 0;
+
+/**
+ * Whether a PUT to a model sync's error handling carries the same body as the previous PUT to that
+ * sync: the trigger of the faults that treat a repeated request differently.
+ */
+function repeatedBodies(app: FastifyInstance): (request: FastifyRequest) => boolean {
+  const last = new Map<string, string>();
+  const seen = new WeakMap<object, boolean>();
+  beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+    const { id } = request.params as { id: string };
+    const key = JSON.stringify(request.body);
+    seen.set(request, last.get(id) === key);
+    last.set(id, key);
+  });
+  return (request) => seen.get(request) === true;
 }
 
 export const errorHandlingFaults: Fault[] = [
@@ -83,7 +103,8 @@ export const errorHandlingFaults: Fault[] = [
   },
   {
     name: 'put-flips-resent-boolean',
-    breaks: ['EHS-009'],
+    // EHS-010 too: the same body sent twice answers the field one way, then the other.
+    breaks: ['EHS-009', 'EHS-010'],
     description: 'PUT /api/syncs/{id}/error-handling toggles auto_retry_record_errors when it is sent with the value it already has.',
     apply: ({ store }) =>
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
@@ -197,4 +218,86 @@ export const errorHandlingFaults: Fault[] = [
         if (body.subscribers === null) body.subscribers = [];
       }),
   },
+  {
+    name: 'put-response-single-subscriber-unwrapped',
+    breaks: ['EHS-005'],
+    description: 'PUT /api/syncs/{id}/error-handling answers a subscribers list of exactly one address as the bare string (a serializer that unwraps one-item lists).',
+    apply: ({ app }) =>
+      editSuccess(app, 'PUT', ROUTES.syncErrorHandling, (data) => {
+        if (Array.isArray(data.subscribers) && data.subscribers.length === 1) data.subscribers = data.subscribers[0];
+      }),
+  },
+  {
+    name: 'put-repeat-appends-subscribers',
+    breaks: ['EHS-010'],
+    description: 'PUT /api/syncs/{id}/error-handling, sent the same body as the previous PUT to that sync with a non-empty subscribers list, appends the list to the current one instead of replacing it.',
+    apply: ({ app, store }) => {
+      const repeated = repeatedBodies(app);
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const { id } = request.params as { id: string };
+        const body = request.body;
+        const current = store.syncErrorHandling(id);
+        if (repeated(request) && current && isObject(body) && hasAddresses(body.subscribers)) body.subscribers = [...current.subscribers, ...body.subscribers];
+      });
+    },
+  },
+  {
+    name: 'put-repeat-answers-stale',
+    breaks: ['EHS-010'],
+    description:
+      'PUT /api/syncs/{id}/error-handling, sent the same body as the previous PUT to that sync with a non-empty subscribers list, answers the settings from before that previous PUT (a replay cache that kept the wrong snapshot); the stored settings are right.',
+    apply: ({ app, store }) => {
+      const repeated = repeatedBodies(app);
+      const before = new Map<string, SyncErrorHandling>();
+      const stale = new WeakMap<object, SyncErrorHandling>();
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const { id } = request.params as { id: string };
+        const current = store.syncErrorHandling(id);
+        const snapshot = before.get(id);
+        if (repeated(request) && snapshot && isObject(request.body) && hasAddresses(request.body.subscribers)) stale.set(request, snapshot);
+        else if (current) before.set(id, current);
+      });
+      editSuccess(app, 'PUT', ROUTES.syncErrorHandling, (data, request) => {
+        const snapshot = stale.get(request);
+        if (snapshot) Object.assign(data, copySyncErrorHandling(snapshot));
+      });
+    },
+  },
+  {
+    name: 'sync-read-stale',
+    breaks: ['EHS-011'],
+    description: 'GET /api/syncs/{id}/error-handling (extension) answers the settings as they were before the last PUT (a cache refreshed one write late).',
+    apply: ({ app, store }) => {
+      const previous = new Map<string, SyncErrorHandling>();
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const before = store.syncErrorHandling(id);
+        const after = original(id, patch);
+        if (before && after) previous.set(id, before);
+        return after;
+      });
+      beforeRoute(app, 'GET', ROUTES.syncErrorHandling, (request, reply) => {
+        const stale = previous.get((request.params as { id: string }).id);
+        if (stale) return reply.send({ data: copySyncErrorHandling(stale) });
+      });
+    },
+  },
+  {
+    name: 'notify-false-not-stored',
+    breaks: ['EHS-011'],
+    description:
+      'PUT /api/syncs/{id}/error-handling stores notify_on_record_errors only when it is true (a truthiness test), yet answers the value sent; so GET /api/syncs/{id}/error-handling (extension) still reads true after false was sent.',
+    apply: ({ store }) => {
+      const answered = new Map<string, boolean>();
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => {
+        const { notify_on_record_errors: notify, ...rest } = patch;
+        const stored = original(id, notify ? patch : rest);
+        if (!stored) return stored;
+        // The answers stay consistent with each other: only the read shows what was not stored.
+        const value = notify ?? answered.get(id) ?? stored.notify_on_record_errors;
+        answered.set(id, value);
+        return { ...stored, notify_on_record_errors: value };
+      });
+    },
+  },
+  ...bulkErrorHandlingFaults,
 ];

@@ -1,0 +1,107 @@
+import { copyBulkErrorHandling, DEFAULT_BULK_ERROR_HANDLING, type BulkSyncErrorHandling } from '../store.ts';
+import { isObject } from '../validation.ts';
+import { beforeRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
+
+// Faults of a bulk sync's error handling beyond the GET's shape: the GET's 404, and the PUT
+// extension (EHB-003: its update rules and the GET reading its result; EHB-004: 400 and 404).
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** What a lenient decoder makes of a wrongly typed threshold: a numeric string is a number, else nothing. */
+function coerceThreshold(value: unknown): number | undefined {
+  if (typeof value === 'number') return Math.trunc(value);
+  if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Math.trunc(Number(value));
+  return undefined;
+}
+
+export const bulkErrorHandlingFaults: Fault[] = [
+  {
+    name: 'bulk-error-handling-non-uuid-200',
+    breaks: ['EHB-002'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers 404 only for unknown ids shaped like a UUID; any other unknown id gets 200 with data {}.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (!UUID.test(id) && !store.bulkSyncs.has(id)) return reply.send({ data: {} });
+      }),
+  },
+  {
+    name: 'bulk-put-ignores-threshold',
+    breaks: ['EHB-003'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) answers 200 but never changes ingestion_failure_threshold.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => {
+        const { ingestion_failure_threshold: _ignored, ...rest } = patch;
+        return original(id, rest);
+      }),
+  },
+  {
+    name: 'bulk-put-threshold-zero-dropped',
+    breaks: ['EHB-003'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) takes ingestion_failure_threshold 0 as "not sent" (a truthiness test), leaving the current threshold.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => {
+        if (patch.ingestion_failure_threshold !== 0) return original(id, patch);
+        const { ingestion_failure_threshold: _dropped, ...rest } = patch;
+        return original(id, rest);
+      }),
+  },
+  {
+    name: 'bulk-read-stale',
+    breaks: ['EHB-003'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers the settings as they were before the last PUT (extension) to that sync (a cache refreshed one write late).',
+    apply: ({ app, store }) => {
+      const previous = new Map<string, BulkSyncErrorHandling>();
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => {
+        const before = store.bulkErrorHandling(id);
+        const after = original(id, patch);
+        if (before && after) previous.set(id, before);
+        return after;
+      });
+      beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request, reply) => {
+        const stale = previous.get((request.params as { id: string }).id);
+        if (stale) return reply.send({ data: copyBulkErrorHandling(stale) });
+      });
+    },
+  },
+  {
+    name: 'bulk-put-accepts-wrong-types',
+    breaks: ['EHB-004'],
+    description:
+      'PUT /api/bulk/syncs/{id}/error-handling (extension) coerces wrongly typed fields ("60" to 60, a lone address to a list of one) or drops them, and answers 200 instead of 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.bulkErrorHandling, (request) => {
+        const body = request.body;
+        if (!isObject(body)) return;
+        const threshold = body.ingestion_failure_threshold;
+        if (threshold !== undefined && threshold !== null) {
+          const value = coerceThreshold(threshold);
+          if (value === undefined || value < 0) delete body.ingestion_failure_threshold;
+          else body.ingestion_failure_threshold = value;
+        }
+        const subscribers = body.subscribers;
+        if (typeof subscribers === 'string') body.subscribers = [subscribers];
+        else if (Array.isArray(subscribers)) body.subscribers = subscribers.filter((s) => typeof s === 'string');
+        else if (subscribers !== undefined && subscribers !== null) delete body.subscribers;
+      }),
+  },
+  {
+    name: 'bulk-put-threshold-fraction',
+    breaks: ['EHB-004'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) takes a fractional ingestion_failure_threshold (1.5) and truncates it, instead of answering 400 (a number check where an integer is owed).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.bulkErrorHandling, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.ingestion_failure_threshold === 'number' && !Number.isInteger(body.ingestion_failure_threshold)) {
+          body.ingestion_failure_threshold = Math.trunc(body.ingestion_failure_threshold);
+        }
+      }),
+  },
+  {
+    name: 'bulk-put-unknown-id-200',
+    breaks: ['EHB-004'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) answers an unknown id 200 (defaults with the update applied) instead of 404.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING), ...patch }),
+  },
+];
