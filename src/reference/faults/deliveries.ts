@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import type { DeliveryPipeline, DeliveryRequest } from '../delivery.ts';
+import type { DeliveryOutcome, DeliveryPipeline, DeliveryRequest } from '../delivery.ts';
 import type { Fault } from './fault.ts';
 
 /** Replaces one step of the delivery pipeline with a wrapper around the original. */
@@ -39,19 +39,19 @@ function plusOneHour(utc: string): string {
  * malformed delivery is recorded as a violation and the run still finishes.
  */
 function sendExtra(pipeline: DeliveryPipeline, hostile: (request: DeliveryRequest) => DeliveryRequest): void {
-  const extras = new WeakMap<object, DeliveryRequest>();
+  const extras = new WeakMap<object, { extra: DeliveryRequest; outcome: DeliveryOutcome }>();
   wrapStep(pipeline, 'sendBatch', (send) => async (request, transport) => {
     const outcome = await send(request, transport);
     if ('error' in outcome || pipeline.isFailure(outcome.status)) return outcome;
     const extra = hostile(request);
-    extras.set(request, extra);
-    await send(extra, transport);
+    extras.set(request, { extra, outcome: await send(extra, transport) });
     return outcome;
   });
+  // The extra request is logged with its own answer: the log stays true (WH-022).
   wrapStep(pipeline, 'capture', (capture) => (log, exchange) => {
     capture(log, exchange);
-    const extra = extras.get(exchange.request);
-    if (extra) capture(log, { ...exchange, request: extra });
+    const sent = extras.get(exchange.request);
+    if (sent) capture(log, { ...exchange, request: sent.extra, bodyBytes: (sent.extra.body as Uint8Array).byteLength, outcome: sent.outcome });
   });
 }
 
@@ -287,16 +287,18 @@ export const deliveryFaults: Fault[] = [
     breaks: ['WH-016'],
     description: 'Every batch the receiver accepted is sent once more (a retry that ignores the first success); the resend is logged too.',
     apply: ({ config }) => {
-      const resent = new WeakSet<object>();
+      const resent = new WeakMap<object, DeliveryOutcome>();
       wrapStep(config.delivery, 'sendBatch', (send) => async (request, transport) => {
         const first = await send(request, transport);
         if ('error' in first || config.delivery.isFailure(first.status)) return first;
-        resent.add(request);
+        resent.set(request, first);
         return send(request, transport);
       });
+      // Each send is logged with its own answer: the log stays true (WH-022).
       wrapStep(config.delivery, 'capture', (capture) => (log, exchange) => {
+        const first = resent.get(exchange.request);
+        if (first) capture(log, { ...exchange, outcome: first });
         capture(log, exchange);
-        if (resent.has(exchange.request)) capture(log, exchange);
       });
     },
   },
