@@ -205,7 +205,8 @@ export const deliveryFaults: Fault[] = [
   },
   {
     name: 'delivery-null-as-empty-string',
-    breaks: ['WH-012'],
+    // WH-017 too: a row changed from "" to null (or back) is delivered alike before and after, so it is not sent again.
+    breaks: ['WH-012', 'WH-017'],
     description: 'A null source value is delivered as "" (a serializer that has no null).',
     apply: ({ config }) =>
       wrapStep(config.delivery, 'selectFields', (select) => (row, selection) =>
@@ -213,7 +214,8 @@ export const deliveryFaults: Fault[] = [
   },
   {
     name: 'delivery-numeric-strings-as-numbers',
-    breaks: ['WH-012'],
+    // WH-017 too: a row changed from 1 to "1" (or true to "true") is delivered alike before and after, so it is not sent again.
+    breaks: ['WH-012', 'WH-017'],
     description: 'A source string that looks like a number or a boolean ("1", "true") is delivered as that number or boolean.',
     apply: ({ config }) =>
       wrapStep(config.delivery, 'selectFields', (select) => (row, selection) =>
