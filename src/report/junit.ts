@@ -19,6 +19,9 @@ function escape(text: string): string {
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
+/** The first line with text, for a message attribute: consumers show it as the one-line summary. */
+const summaryLine = (text: string, fallback: string) => text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? fallback;
+
 /** Every delivery the receiver got, one line each, malformed ones included. */
 function deliveryLines(run: RunResult): string {
   return (run.deliveries ?? [])
@@ -74,11 +77,11 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
         out.push(`${open}>`, `      <skipped type="${type}" message="${escape(redactor.text(reason))}">${escape(redactor.text(reason))}</skipped>`, '    </testcase>');
       } else if (c.status === 'error') {
         const reason = c.reason ?? 'no judgeable answer';
-        out.push(`${open}>`, `      <error message="${escape(redactor.text(reason.split('\n')[0] ?? reason))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c)}`))}</error>`, '    </testcase>');
+        out.push(`${open}>`, `      <error message="${escape(redactor.text(summaryLine(reason, 'no judgeable answer')))}" type="unjudgeable">${escape(redactor.text(`${c.id} [${c.level}] ${c.section}\n\n${reason}\n\nreplay: ${replayCommand(run, c)}`))}</error>`, '    </testcase>');
       } else {
         const message = c.status === 'stale' ? c.reason ?? 'stale baseline entry' : c.message ?? '(no message)';
         const body = [`${c.id} [${c.level}] ${c.section}`, '', message, '', `replay: ${replayCommand(run, c)}`].join('\n');
-        const first = message.split('\n')[0] ?? 'failed';
+        const first = summaryLine(message, 'failed');
         out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
       }
     }
@@ -90,7 +93,7 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
     out.push(`  <testsuite name="run" tests="${runCases.length}" failures="${failed}" errors="${runCases.length - failed}" skipped="0" time="0">`);
     propertyLines();
     runCases.forEach((c, i) => {
-      const first = escape(redactor.text(c.text.split('\n')[0] ?? c.text));
+      const first = escape(redactor.text(summaryLine(c.text, c.kind)));
       out.push(`    <testcase classname="dss-conformance.run" name="run ${c.kind} ${i + 1}" time="0">`, `      <${c.kind} message="${first}">${escape(redactor.text(c.text))}</${c.kind}>`, '    </testcase>');
     });
     out.push('  </testsuite>');

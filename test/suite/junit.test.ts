@@ -91,6 +91,19 @@ describe('JUnit report', () => {
     expect(names).toHaveLength(everything.checks.length + 1 + 1); // + the run error + the baseline problem
   });
 
+  test('a message attribute is the first line with text, never empty', async () => {
+    const odd: RunResult = { ...run, errors: [], checks: [
+      { id: 'EHS-004', title: 'EHS-004 a', area: 'error-handling', level: 'MUST', section: 's', status: 'failed', message: '\n  evidence after a blank line', durationMs: 1 },
+      { id: 'EHS-005', title: 'EHS-005 b', area: 'error-handling', level: 'MUST', section: 's', status: 'failed', message: '', durationMs: 1 },
+      { id: 'EHS-006', title: 'EHS-006 c', area: 'error-handling', level: 'MUST', section: 's', status: 'error', reason: '\n', durationMs: 1 },
+    ] };
+    const xml = junitXml(odd, new Redactor([]));
+    expect(xml).toContain('<failure message="evidence after a blank line"');
+    expect(xml).toContain('<failure message="failed"');
+    expect(xml).toContain('<error message="no judgeable answer"');
+    await expectValidJunit(xml);
+  });
+
   test('the validation can fail: the schema and the consumer shape each refuse what a consumer would misread', async () => {
     const good = junitXml(run, new Redactor([]));
     // The upstream schema allows no skipped count on <testsuites>, and requires a suite's tests count.
