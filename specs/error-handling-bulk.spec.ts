@@ -50,7 +50,7 @@ check('EHB-003 the bulk error-handling PUT the profile declares follows the upda
   const steps = KNOWN.map(([body, how]) => new Update(BULK_SYNC, body, how === 'twice' ? twice : updateRules));
   const commands = [BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, updateRules)), BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, twice))];
   try {
-    await runModel(BULK_SYNC, id, commands, fcParams('EHB-003'), { start: START, steps });
+    await runModel(BULK_SYNC, id, commands, fcParams('EHB-003', Math.min(fcParams('EHB-003').numRuns, 20)), { start: START, steps });
   } catch (error) {
     const e = unwrapFastCheck(error);
     if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);
