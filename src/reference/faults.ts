@@ -1,4 +1,5 @@
 import { UsageError } from '../cli-errors.ts';
+import { didYouMean } from '../cli-flags.ts';
 import { authFaults } from './faults/auth.ts';
 import { bulkSyncFaults } from './faults/bulk-syncs.ts';
 import { connectionFaults } from './faults/connections.ts';
@@ -50,7 +51,7 @@ export function variantCatalogue(): { name: string; description: string }[] {
 /** A fault or a benign variant, by name: both are applied through the same seams. */
 export function faultByName(name: string): Fault {
   const fault = FAULTS.find((f) => f.name === name) ?? BENIGN_VARIANTS.find((f) => f.name === name);
-  if (!fault) throw new UsageError(`unknown fault '${name}' (known: ${faultNames().join(', ')})`);
+  if (!fault) throw new UsageError(`unknown fault '${name}' (${didYouMean(name, faultNames())}known: ${faultNames().join(', ')})`);
   return fault;
 }
 

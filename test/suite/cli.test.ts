@@ -46,6 +46,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--only', 'WH-9*'], /--only: WH-9\* matches no requirement ID/],
     [['run', '--exclude', 'MUST,INFERRED,PROFILE'], /leaves no requirement to run/],
     [['run', '--variant', 'no-version-eco'], /unknown benign variant 'no-version-eco' \(did you mean no-version-echo\?/],
+    [['run', '--fault', 'put-merge-subscribers'], /unknown fault 'put-merge-subscribers' \(did you mean put-merges-subscribers\?/],
   ])('%j', async (args, message) => {
     const run = await runCli(args as string[]);
     expect(run.code).toBe(2);
