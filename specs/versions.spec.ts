@@ -1,6 +1,6 @@
 import { api, KNOWN_VERSIONS, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
-import { bulkSyncBody, bulkSyncId, cachedSourceId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId, otherSpelling, spellingFor, type Spelling } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
 
 // Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
@@ -9,11 +9,15 @@ import { check } from '../src/suite/check.ts';
 const destinationFor = (spelling: Spelling): 'objectStore' | 'relationalDatabase' => (spelling === 'destination_configuration' ? 'objectStore' : 'relationalDatabase');
 
 for (const version of KNOWN_VERSIONS) {
-  check(`VER-001 (${version}) the version is accepted`, async () => {
-    // Without a bulk sync to read, an unknown id's 404 shows the version got past version handling.
-    const id = await bulkSyncId().catch(() => undefined);
-    const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id ?? unknownId('bulk'))}/error-handling`, { version });
-    expectStatus(res, id ? 200 : 404, `GET ${id ? 'a bulk sync\'s' : 'an unknown bulk sync\'s'} error handling with X-Service-Version ${version}`);
+  check(`VER-001 (${version}) the version is accepted on a read and on a write`, async () => {
+    // Without the run's own resources, an unknown id's 404 shows the version got past version handling.
+    const bulk = await bulkSyncId().catch(() => undefined);
+    const read = await api().get(`/api/bulk/syncs/${encodeURIComponent(bulk ?? unknownId('bulk'))}/error-handling`, { version });
+    expectStatus(read, bulk ? 200 : 404, `GET ${bulk ? 'a bulk sync\'s' : 'an unknown bulk sync\'s'} error handling with X-Service-Version ${version}`);
+    // A version may be wired into the reads only: a write is asked too.
+    const sync = await modelSyncId().catch(() => undefined);
+    const write = await api().put(`/api/syncs/${encodeURIComponent(sync ?? unknownId('sync'))}/error-handling`, { warning_notifications: true }, { version });
+    expectStatus(write, sync ? 200 : 404, `PUT ${sync ? 'a model sync\'s' : 'an unknown model sync\'s'} error handling with X-Service-Version ${version}`);
   });
 }
 

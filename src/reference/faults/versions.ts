@@ -1,5 +1,5 @@
 import { isObject } from '../validation.ts';
-import { fieldError } from '../errors.ts';
+import { ApiError, fieldError } from '../errors.ts';
 import { BEFORE_RENAME, DEFAULT_VERSION, RENAMED, otherSpelling } from '../versions.ts';
 import { beforeRoute, ROUTES, type Fault } from './fault.ts';
 
@@ -133,5 +133,17 @@ export const versionFaults: Fault[] = [
         return [...config.versions.keys()].sort().reverse().find((v) => v <= header);
       };
     },
+  },
+  {
+    name: 'oldest-version-refused-on-writes',
+    // VER-006 too: it creates a bulk sync under 2021-05-23.
+    breaks: ['VER-001', 'VER-006'],
+    description: 'X-Service-Version 2021-05-23 is served on reads (GET) but answered 400 unsupported_version on every write (POST, PUT).',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request) => {
+        if (request.method !== 'GET' && request.headers['x-service-version'] === '2021-05-23') {
+          throw new ApiError('unsupported_version', 'X-Service-Version "2021-05-23" is read-only');
+        }
+      }),
   },
 ];
