@@ -55,7 +55,16 @@ const deliveredIds = (ds: Delivery[]) => ds.flatMap((d) => records(d).map((r) =>
 
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
   const s = await given(t, main);
-  each(s, (d) => (d.method !== 'POST' ? `method ${d.method}` : undefined));
+  const url = new URL(s.channel.url);
+  // A tunnel (--receiver-public-url) may drop a prefix of the path: what must arrive is the
+  // receiver's own part of it, from its channel segment on, with nothing after it.
+  const own = url.pathname.slice(url.pathname.lastIndexOf('/c/'));
+  each(s, (d) => {
+    if (d.method !== 'POST') return `method ${d.method}`;
+    const q = d.path.indexOf('?');
+    const [path, search] = q === -1 ? [d.path, ''] : [d.path.slice(0, q), d.path.slice(q)];
+    return path.endsWith(own) && search === url.search ? undefined : `sent to ${JSON.stringify(d.path)}, but the webhook connection's URL is ${url.pathname}${url.search}`;
+  });
 });
 
 check('WH-002 the delivery body is a gzip stream', async (t) => {

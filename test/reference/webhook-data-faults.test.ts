@@ -71,6 +71,12 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     await s.write(rows(1, 2));
     expect((await s.run()).deliveries.map((d) => d.method)).toEqual(['PUT']);
   },
+  'delivery-url-path-appended': async (ref) => {
+    const s = await setup(ref, rows(2));
+    const d = (await s.run()).deliveries[0]!;
+    expect(d.path).toBe(`${new URL(s.channel.url).pathname}sync.records`);
+    expect(d.method).toBe('POST');
+  },
   'delivery-timestamp-epoch': async (ref) => {
     const d = (await (await setup(ref, rows(2))).run()).deliveries[0]!;
     const stamp = header(d, 'service-signature-timestamp')!;

@@ -87,6 +87,12 @@ export const deliveryDataFaults: Fault[] = [
     },
   },
   {
+    name: 'delivery-url-path-appended',
+    breaks: ['WH-001'],
+    description: "Deliveries are POSTed to the webhook connection's URL with a path segment appended (<url>sync.records).",
+    apply: ({ config }) => wrapStep(config.delivery, 'sendBatch', (send) => (request, transport) => send({ ...request, url: `${request.url}sync.records` }, transport)),
+  },
+  {
     name: 'delivery-timestamp-epoch',
     breaks: ['WH-006'],
     description: 'Service-Signature-Timestamp is written as seconds since the epoch (1795320000), not as an ISO 8601 timestamp.',
