@@ -106,7 +106,7 @@ const PAIR_BASE: Row = { email: 'pair@example.com', name: 'Pair Base', score: 1,
  * values, null and "", and values that differ only in JSON type. The first is the base row's.
  */
 export const PAIR_VARIANTS: Readonly<Record<string, readonly Value[]>> = {
-  email: ['pair@example.com', 'PAIR@example.com', 'other@example.com', '', null, 0],
+  email: ['pair@example.com', 'PAIR@example.com', 'other@example.com', '', null, '0', 0],
   name: ['Pair Base', 'pair base', '', null, 'null', '0', 0],
   score: [1, '1', 0, '0', -1, 1.5, null, '', true, false],
   active: [true, 'true', false, 'false', null, '', 1, 0],
