@@ -1,3 +1,4 @@
+import pc from 'picocolors';
 import { summarize, type CheckResult, type RunResult, replayCommand } from './results.ts';
 import { consoleSafe } from './safe-text.ts';
 import { verdictLine } from './verdict.ts';
@@ -5,16 +6,48 @@ import { verdictLine } from './verdict.ts';
 const MARK: Record<CheckResult['status'], string> = { passed: 'pass', failed: 'FAIL', skipped: 'skip', error: 'ERR ', 'expected-fail': 'xfail', stale: 'STALE' };
 
 // Text that came from the target (messages, reasons, delivery paths) is printed through
-// consoleSafe: no escape sequences, and no line a CI runner would take as a command.
+// consoleSafe: no escape sequences, and no line a CI runner would take as a command. Colour is
+// added after that, by us, and only where colourEnabled says so: never cursor movement.
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+/**
+ * Colour on a terminal only: NO_COLOR (any non-empty value) turns it off, FORCE_COLOR (other than
+ * 0 or false) on, otherwise a TTY that is not TERM=dumb. Unlike picocolors' own guess, CI=true
+ * alone does not colour a log file.
+ */
+export function colourEnabled(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR) return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '') return !/^(0|false)$/i.test(env.FORCE_COLOR);
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+export const plain: Colors = pc.createColors(false);
+
+function markColour(c: Colors, status: CheckResult['status']): (s: string) => string {
+  if (status === 'passed') return c.green;
+  if (status === 'failed' || status === 'stale') return (s) => c.bold(c.red(s));
+  if (status === 'error') return c.magenta;
+  if (status === 'expected-fail') return c.yellow;
+  return c.dim;
+}
 
 /** The line printed as each check finishes. */
-export function checkLine(c: CheckResult): string {
+export function checkLine(c: CheckResult, colors: Colors = plain): string {
   const why = c.status === 'skipped' || c.status === 'error' || c.status === 'stale' ? c.reason : c.status === 'expected-fail' ? `baseline: ${c.baseline?.reason ?? ''}` : undefined;
-  return consoleSafe(`  ${MARK[c.status]}  ${c.title}${why ? `  (${why.split('\n')[0]})` : ''}`) + '\n';
+  const title = consoleSafe(c.title);
+  const note = why ? consoleSafe(`  (${why.split('\n')[0]})`) : '';
+  return `  ${markColour(colors, c.status)(MARK[c.status])}  ${title}${colors.dim(note)}\n`;
+}
+
+/** A wait past the heartbeat interval: what the run is waiting for and for how long. */
+export function heartbeatLine(waitingFor: string, elapsedMs: number, boundMs: number | undefined, colors: Colors = plain): string {
+  const of = boundMs !== undefined ? ` of ${Math.round(boundMs / 1000)} s` : '';
+  return colors.dim(consoleSafe(`  ...   waiting for ${waitingFor}, ${Math.round(elapsedMs / 1000)} s${of}`)) + '\n';
 }
 
 /** Printed after the run: failures with their replay, the receiver's log, the counts and the verdict last. */
-export function consoleSummary(run: RunResult): string {
+export function consoleSummary(run: RunResult, colors: Colors = plain): string {
   const lines: string[] = [];
   for (const c of run.checks.filter((x) => x.status === 'failed' || x.status === 'error' || x.status === 'stale')) {
     const text = c.status === 'failed' ? c.message ?? '' : c.reason ?? '';
@@ -30,9 +63,10 @@ export function consoleSummary(run: RunResult): string {
   }
   const s = summarize(run);
   lines.push('', `checks: ${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.skipped} skipped${s.expectedFail ? `, ${s.expectedFail} expected-fail` : ''} (${(run.durationMs / 1000).toFixed(1)} s, seed ${run.seed})`);
-  if (run.verdict) {
-    if (run.verdict.verdict === 'INCOMPLETE') lines.push(`not judged: ${run.verdict.unjudged.slice(0, 12).join(', ')}${run.verdict.unjudged.length > 12 ? `, and ${run.verdict.unjudged.length - 12} more` : ''}`);
-    lines.push(verdictLine(run.verdict));
-  }
-  return consoleSafe(lines.join('\n')) + '\n';
+  if (run.verdict?.verdict === 'INCOMPLETE') lines.push(`not judged: ${run.verdict.unjudged.slice(0, 12).join(', ')}${run.verdict.unjudged.length > 12 ? `, and ${run.verdict.unjudged.length - 12} more` : ''}`);
+  const body = consoleSafe(lines.join('\n')).replace(/^(FAIL|ERROR|INTERRUPTED) /gm, (m, word: string) => (word === 'ERROR' ? colors.magenta(word) : colors.bold(colors.red(word))) + ' ');
+  if (!run.verdict) return body + '\n';
+  const v = run.verdict.verdict;
+  const paint = v === 'CONFORMANT' ? colors.green : v === 'NOT CONFORMANT' ? colors.red : colors.yellow;
+  return body + '\n' + colors.bold(paint(consoleSafe(verdictLine(run.verdict)))) + '\n';
 }

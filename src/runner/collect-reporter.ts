@@ -1,9 +1,11 @@
 import { basename } from 'node:path';
 import type { Reporter, TestModule, TestCase } from 'vitest/node';
+import type { TestAnnotation } from 'vitest';
 import type { Redactor } from '../report/redact.ts';
 import type { CheckResult, Requirement } from '../report/results.ts';
 import { classifySkip } from '../report/verdict.ts';
 import { UNJUDGEABLE } from '../suite/check.ts';
+import { WAIT_ANNOTATION, WAIT_END_ANNOTATION } from '../suite/progress.ts';
 
 const ID = /^([A-Z]+-\d{3})\b/;
 
@@ -16,8 +18,14 @@ const areaOf = (moduleId: string) => basename(moduleId).replace(/\.spec\.[cm]?[j
 export class CollectReporter implements Reporter {
   readonly checks: CheckResult[] = [];
   readonly errors: string[] = [];
-  /** Called with each check as it finishes (live console). */
+  /** Called with each check as it finishes (the event stream). */
   onCheck: ((check: CheckResult) => void) | undefined;
+  /** Called as a selected check starts. */
+  onStart: ((title: string) => void) | undefined;
+  /** Called when a check says what it waits for (undefined: the wait is over). */
+  onWait: ((wait: { what: string; boundMs?: number } | undefined) => void) | undefined;
+  /** Called with each error outside any check, redacted. */
+  onError: ((message: string) => void) | undefined;
   /** The version of the current pass (--api-version all): results are titled `… @<version>`. */
   version: string | undefined;
   private readonly requirements: Map<string, Requirement>;
@@ -32,16 +40,39 @@ export class CollectReporter implements Reporter {
     this.selected = selected;
   }
 
+  onTestCaseReady(test: TestCase): void {
+    const selected = this.selectedNow ?? this.selected;
+    if (selected && !selected.test(test.name)) return;
+    this.onStart?.(this.version ? `${test.name} @${this.version}` : test.name);
+  }
+
+  onTestCaseAnnotate(_test: TestCase, annotation: TestAnnotation): void {
+    if (annotation.type === WAIT_END_ANNOTATION) this.onWait?.(undefined);
+    if (annotation.type !== WAIT_ANNOTATION) return;
+    try {
+      const wait = JSON.parse(annotation.message) as { what: string; boundMs?: number };
+      this.onWait?.({ what: this.redactor.text(wait.what), ...(wait.boundMs !== undefined ? { boundMs: wait.boundMs } : {}) });
+    } catch {
+      // Not ours after all: no heartbeat detail.
+    }
+  }
+
   onTestCaseResult(test: TestCase): void {
     this.keep(test);
   }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<{ message?: string; stack?: string }>): void {
     for (const module of modules) {
-      for (const error of module.errors()) this.errors.push(this.redactor.text(`${areaOf(module.moduleId)}: ${error.message}`));
+      for (const error of module.errors()) this.error(`${areaOf(module.moduleId)}: ${error.message}`);
       for (const test of module.children.allTests()) this.keep(test);
     }
-    for (const e of unhandled) this.errors.push(this.redactor.text(e.message ?? String(e)));
+    for (const e of unhandled) this.error(e.message ?? String(e));
+  }
+
+  private error(message: string): void {
+    const redacted = this.redactor.text(message);
+    this.errors.push(redacted);
+    this.onError?.(redacted);
   }
 
   /** Which checks this pass runs (a later version pass leaves out the VER checks). */

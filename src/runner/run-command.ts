@@ -1,16 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { checkAdapterFile } from '../adapters/load.ts';
+import { adapterOptions, parseAdapterOptions } from '../adapters/options.ts';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
 import { Redactor } from '../report/redact.ts';
-import { junitXml } from '../report/junit.ts';
 import { loadRequirements, type RunResult } from '../report/results.ts';
-import { checkLine, consoleSummary } from '../report/console.ts';
+import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
 import { consoleSafe } from '../report/safe-text.ts';
-import { applyBaseline, loadBaseline, type Baseline } from '../report/baseline.ts';
-import { runVerdict } from '../report/verdict.ts';
+import { loadBaseline } from '../report/baseline.ts';
+import { EventLog } from '../report/events.ts';
+import { foldEvents } from '../report/from-events.ts';
+import pc from 'picocolors';
+import { Heartbeat, heartbeatInterval } from './heartbeat.ts';
+import { runStartEvent } from './run-events.ts';
+import { ciOutputs, OWNED_REPORTS, writeReports } from './write-reports.ts';
 import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite } from './run-suite.ts';
@@ -36,9 +41,13 @@ Every flag can also be given as a DSS_* environment variable (--num-runs N: DSS_
 comma-separated, DSS_ONLY=auth,WH-0*; booleans 1 or 0) or as a key of the --config file
 (DSS_CONFIG): a flag wins over its variable, a variable over the file.
 
-reports (in --reports DIR): junit.xml (JUnit, one testcase per check), results.json (every result,
-the verdict, the replay line), requests.json (every request sent, comparable between runs of one
-seed), deliveries.json (every request the webhook receiver got, when webhook checks ran).
+reports (in --reports DIR): results.ndjson (the run's events, written as they happen; every other
+report is rendered from them), results.json (every result, the verdict, the replay line), junit.xml
+(JUnit, one testcase per check), report.html (one self-contained page: verdict, score, evidence,
+deliveries, baseline), summary.md (verdict, counts per level, failures with replay lines; appended to
+$GITHUB_STEP_SUMMARY when set, and ::error annotations printed when GITHUB_ACTIONS=true),
+requests.json (every request sent, comparable between runs of one seed), deliveries.json (every
+request the webhook receiver got, when webhook checks ran).
 
 verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE one passed or is declared
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
@@ -61,17 +70,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   // previous run's green junit.xml behind.
   for (const file of OWNED_REPORTS) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
+  const state: RunState = {};
   try {
-    return await runChecked(resolved, reportsDir, startedAt);
+    return await runChecked(resolved, reportsDir, startedAt, state);
   } catch (error) {
-    if (error instanceof UsageError || error instanceof UnreachableError) writeAbortReports(reportsDir, startedAt, error);
+    if (error instanceof UsageError || error instanceof UnreachableError) writeAbortReports(reportsDir, startedAt, error, state);
     throw error;
   }
 }
 
-const OWNED_REPORTS = ['junit.xml', 'results.json', 'requests.json', 'deliveries.json'];
+/** The run's event log, once the secrets are known and it can be opened. */
+interface RunState {
+  log?: EventLog;
+  redactor?: Redactor;
+}
 
-async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt: Date): Promise<number> {
+async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt: Date, state: RunState): Promise<number> {
   const { values: flags, sources } = resolved;
   const str = (name: string) => flags[name] as string | undefined;
   const list = (name: string) => (flags[name] as string[] | undefined) ?? [];
@@ -110,6 +124,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const publicUrl = str('receiver-public-url');
   if (publicUrl !== undefined) parseHttpUrl(label('receiver-public-url'), publicUrl);
   const adapterPath = str('adapter') ? await checkAdapterFile(str('adapter')!) : undefined;
+  const givenAdapterOptions = parseAdapterOptions(list('adapter-option'), label('adapter-option'));
   const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
   const baselineFile = str('baseline');
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
@@ -130,7 +145,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets: allSecrets,
       replay: replay.check,
-      embedded, reportsDir, adapterPath, timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined,
+      embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
@@ -138,18 +153,46 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const versions = apiVersionFlag === 'all' ? (profile.versions?.supported ?? [...KNOWN_VERSIONS]) : [settings.apiVersion];
     await checkSetup(settings);
 
+    // From here every outcome is an event: the log writes results.ndjson as they happen, and the
+    // console, like every report file, only renders them.
+    const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
+    state.log = log;
+    state.redactor = redactor;
+    const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
+    log.on((e) => {
+      if (e.type === 'check-result') process.stdout.write(checkLine(e.check, colors));
+      else if (e.type === 'heartbeat') process.stdout.write(heartbeatLine(e.waitingFor, e.elapsedMs, e.boundMs, colors));
+    });
+    log.emit(runStartEvent({ settings, flags, faults, versions, selected: only, baseline: baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined }));
+
     process.stdout.write(redactor.text(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${faults.length ? ` with fault ${faults.join(', ')}` : ''}` : redactUserinfo(baseUrl)}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}`) + '\n');
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
 
-    const deliveries: DeliveryLog = { all: [], seen: false };
+    const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));
     const collector = new CollectReporter(loadRequirements(), redactor, only.length > 0 ? onlyPattern(only) : undefined);
-    collector.onCheck = (c) => process.stdout.write(checkLine(c));
+    collector.onCheck = (check) => {
+      heartbeat.reported();
+      log.emit({ type: 'check-result', check });
+    };
+    collector.onStart = (title) => {
+      heartbeat.started(title);
+      log.emit({ type: 'check-start', title, ...(collector.version ? { version: collector.version } : {}) });
+    };
+    collector.onWait = (wait) => heartbeat.waiting(wait);
+    collector.onError = (message) => log.emit({ type: 'run-error', message });
+    heartbeat.start();
     const finish = (interrupted?: string): number => {
-      collectDeliveries(reportsDir, deliveries);
-      const run = assemble(settings, collector, startedAt, only, interrupted, baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined, deliveries);
-      writeReports(reportsDir, run, redactor);
-      process.stdout.write(consoleSummary(run) + `reports: ${OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || run.deliveries).map((f) => join(reportsDir, f)).join(', ')}\n` + consoleSafe(redactor.text(`rerun: ${replay.run}`)) + '\n');
+      heartbeat.stop();
+      collectDeliveries(reportsDir, log);
+      const { verdict } = foldEvents(log.events, loadRequirements()).run;
+      log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
+      const folded = writeReports(reportsDir, log.events, redactor);
+      const annotations = ciOutputs(folded, redactor);
+      const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));
+      // The verdict line comes last: the reports and the rerun line go before the summary's end.
+      process.stdout.write(annotations + consoleSafe(redactor.text(`reports: ${written.join(', ')}\nrerun: ${replay.run}`)) + '\n' + consoleSummary(folded.run, colors));
+      const run = folded.run;
       const code = run.verdict?.verdict === 'CONFORMANT' ? EXIT.ok : run.verdict?.verdict === 'INCOMPLETE' ? EXIT.incomplete : EXIT.checkFailed;
       return code === EXIT.incomplete && flags['allow-incomplete'] ? EXIT.ok : code;
     };
@@ -176,7 +219,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collector.version = versions.length > 1 ? version : undefined;
         const pass = versions.length > 1 ? { ...settings, apiVersion: version, versionPass: { version, index, first: index === 0 } } : settings;
         await runSuite(pass, pattern, collector);
-        collectDeliveries(reportsDir, deliveries);
+        collectDeliveries(reportsDir, log);
       }
     } finally {
       clearTimeout(budget);
@@ -200,51 +243,14 @@ function parseDuration(raw: string | undefined, label: string): number | undefin
   return ms;
 }
 
-/** The run's result from the checks collected so far; on interruption the unjudged are errors. */
-function assemble(settings: RunSettings, collector: CollectReporter, startedAt: Date, only: string[], interrupted: string | undefined, baseline: (Baseline & { file: string }) | undefined, deliveries: DeliveryLog): RunResult {
-  const requirements = loadRequirements();
-  const selected = only.length > 0 ? new Set(only) : undefined;
-  let checks = [...collector.checks];
-  if (interrupted) {
-    for (const r of requirements) {
-      if ((!selected || selected.has(r.id)) && !checks.some((c) => c.id === r.id)) {
-        checks.push({ id: r.id, title: `${r.id} (not finished)`, area: r.spec.replace(/\.spec\.ts$/, ''), level: r.level, section: r.section, status: 'error', reason: `interrupted: ${interrupted}`, durationMs: 0 });
-      }
-    }
-  }
-  let problems: string[] = [];
-  let unmatched: string[] = [];
-  if (baseline) ({ checks, problems, unmatched } = applyBaseline(checks, baseline, new Date()));
-  const run: RunResult = {
-    tool: 'dss-conformance',
-    target: settings.baseUrl,
-    profile: settings.profileSource,
-    seed: settings.seed,
-    runId: settings.runId,
-    startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(),
-    replay: settings.replay,
-    checks,
-    errors: [...collector.errors],
-    ...(deliveries.seen ? { deliveries: deliveries.all } : {}),
-    ...(interrupted ? { interrupted } : {}),
-    ...(problems.length ? { problems } : {}),
-    ...(baseline ? { baseline: { file: baseline.file, unmatched } } : {}),
-  };
-  run.verdict = runVerdict(requirements, checks, [...run.errors, ...problems], selected);
-  return run;
-}
-
 /** Exit 2 or 3 after the flags were read: reports that say why, not none (or an old green one). */
-function writeAbortReports(dir: string, startedAt: Date, error: UsageError | UnreachableError): void {
-  const run: RunResult = {
-    tool: 'dss-conformance', target: '', profile: '', seed: 0, runId: '', startedAt: startedAt.toISOString(),
-    durationMs: Date.now() - startedAt.getTime(), replay: '', checks: [], errors: [],
-    aborted: { exitCode: error.exitCode, message: error.message },
-  };
-  run.verdict = runVerdict(loadRequirements(), []);
+function writeAbortReports(dir: string, startedAt: Date, error: UsageError | UnreachableError, state: RunState): void {
   try {
-    writeReports(dir, run, new Redactor([]));
+    const redactor = state.redactor ?? new Redactor([]);
+    const log = state.log ?? new EventLog(join(dir, 'results.ndjson'), redactor);
+    if (!log.ended) log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), aborted: { exitCode: error.exitCode, message: error.message } });
+    const folded = writeReports(dir, log.events, redactor);
+    process.stdout.write(ciOutputs(folded, redactor));
   } catch {
     // The one-line error about to be printed matters more than a report that cannot be written.
   }
@@ -272,20 +278,14 @@ function ensureWritable(dir: string, label: string): void {
 
 /**
  * Each pass's worker writes the receiver's log (every delivery, malformed ones too) to
- * deliveries.json; a run of several passes keeps them all, and the final file holds every one.
+ * deliveries.json; each is an event of the stream, and the final file is rendered from them all.
  */
-function collectDeliveries(dir: string, into: DeliveryLog): void {
-  const log = readDeliveryLog(dir);
-  if (!log) return;
-  into.seen = true;
-  into.all.push(...log);
+function collectDeliveries(dir: string, log: EventLog): void {
+  const deliveries = readDeliveryLog(dir);
+  if (!deliveries) return;
+  log.emit({ type: 'receiver' });
+  for (const delivery of deliveries) log.emit({ type: 'delivery', delivery });
   rmSync(join(dir, 'deliveries.json'), { force: true });
-}
-
-interface DeliveryLog {
-  all: NonNullable<RunResult['deliveries']>;
-  /** Some pass ran the webhook checks (its worker wrote a log, even an empty one). */
-  seen: boolean;
 }
 
 function readDeliveryLog(dir: string): RunResult['deliveries'] {
@@ -308,15 +308,4 @@ function chooseProfile(flag: string | undefined, embedded: boolean): { profile: 
   if (flag === 'reference' || (flag === undefined && embedded)) return { ...loadProfile(referenceProfilePath), source: 'reference (built in)' };
   if (flag === undefined) return { profile: { name: 'none' }, secrets: [], source: 'none (no --profile: checks that need what the spec does not show are skipped)' };
   return { ...loadProfile(resolve(flag)), source: flag };
-}
-
-function writeReports(dir: string, run: RunResult, redactor: Redactor): void {
-  try {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));
-    writeFileSync(join(dir, 'results.json'), redactor.text(JSON.stringify(run, null, 2)) + '\n');
-    if (run.deliveries) writeFileSync(join(dir, 'deliveries.json'), redactor.text(JSON.stringify({ deliveries: run.deliveries }, null, 1)) + '\n');
-  } catch (error) {
-    throw new UsageError(`--reports ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
 }

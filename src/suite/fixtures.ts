@@ -1,6 +1,7 @@
 import type { ApiResponse } from '../client/http-client.ts';
 import type { KindName } from '../profile/profile.ts';
 import { api, apiVersion, connectionOf, createConnection, fillTemplate, idOf, kindProfile, once, profile, resourceName, Unmet } from './context.ts';
+import { waitingFor } from './progress.ts';
 
 export type Spelling = 'destination_configuration' | 'dest_configuration';
 
@@ -97,10 +98,14 @@ export function readySource(): Promise<ReadySource> {
     let attempts = 1;
     const first = await api().post('/api/bulk/syncs', body);
     let last = first;
-    while (isCacheNotReady(last) && Date.now() - started < timeoutMs) {
-      await new Promise((r) => setTimeout(r, interval));
-      attempts += 1;
-      last = await api().post('/api/bulk/syncs', body);
+    if (isCacheNotReady(last)) {
+      await waitingFor(`the schema cache of a new ${kind} source connection`, timeoutMs, async () => {
+        while (isCacheNotReady(last) && Date.now() - started < timeoutMs) {
+          await new Promise((r) => setTimeout(r, interval));
+          attempts += 1;
+          last = await api().post('/api/bulk/syncs', body);
+        }
+      });
     }
     const waitedMs = Date.now() - started;
     const cached = !isCacheNotReady(last);

@@ -8,6 +8,7 @@ import { startReceiver, type Channel, type Delivery, type Receiver, type Scripte
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
+import { waitingFor } from './progress.ts';
 import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
@@ -168,7 +169,7 @@ async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   return {
     finish: async () => {
-      const outcome = await ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS).catch(unmet('wait for the run to end'));
+      const outcome = await waitingFor(`the target's sync run ${started.id} to end`, RUN_TIMEOUT_MS, () => ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS)).catch(unmet('wait for the run to end'));
       return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
     },
   };

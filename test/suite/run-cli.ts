@@ -43,9 +43,14 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
   });
 }
 
-/** Every run flag has a DSS_* variable: none from the developer's shell may reach a test's run. */
+/**
+ * Every run flag has a DSS_* variable: none from the developer's shell may reach a test's run. Nor
+ * may the CI's own GitHub variables (a test's run would annotate and summarise the real job) or
+ * colour settings (the tests read plain lines).
+ */
+const OUTER_ONLY = new Set(['GITHUB_ACTIONS', 'GITHUB_STEP_SUMMARY', 'FORCE_COLOR', 'NO_COLOR']);
 export function withoutTargetEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('DSS_')));
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !name.startsWith('DSS_') && !OUTER_ONLY.has(name)));
 }
 
 export const failedIds = (r: RunResult) => [...new Set(r.checks.filter((c) => c.status === 'failed').map((c) => c.id))].sort();

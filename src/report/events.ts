@@ -1,0 +1,125 @@
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Baseline } from './baseline.ts';
+import type { Redactor } from './redact.ts';
+import type { CheckResult, DeliveryRecord } from './results.ts';
+import type { RunVerdict } from './verdict.ts';
+
+// The run is a stream of events, written to results.ndjson as they happen. Every report (console,
+// results.json, JUnit, HTML, Markdown) is rendered from these events and nothing else, so a report
+// made afterwards from the file, or from the files of several shards, says what the run said.
+
+/** What the target declares in its profile, shown next to the score (never a secret value). */
+export interface DeclaredCapabilities {
+  name: string;
+  /** Connection kinds the profile configures, with the type each one uses. */
+  kinds: Record<string, string>;
+  versions?: { default?: string; supported?: string[] } | undefined;
+  schemaCache?: { observable?: boolean; timeoutMs?: number } | undefined;
+  errorHandling?: { read: boolean; bulkWrite: boolean; putNull?: string } | undefined;
+  /** PROFILE requirements declared unsupported, with the reason. */
+  unsupported: Record<string, string>;
+}
+
+export interface RunStartEvent {
+  type: 'run-start';
+  at: string;
+  tool: string;
+  kitVersion: string;
+  node: string;
+  /** The target's address, userinfo removed; the embedded reference names its faults and variants. */
+  target: string;
+  embedded: boolean;
+  faults: string[];
+  profile: string;
+  capabilities: DeclaredCapabilities;
+  seed: number;
+  runId: string;
+  replay: string;
+  apiVersions: string[];
+  /** The requirement IDs --only/--exclude chose; absent when all were. */
+  selected?: string[] | undefined;
+  /** The resolved settings (flag name → value), secret ones left out. */
+  settings: Record<string, unknown>;
+  /** The baseline applied, with its entries: the fold applies it, so re-rendering needs nothing else. */
+  baseline?: (Baseline & { file: string }) | undefined;
+}
+
+export interface CheckStartEvent { type: 'check-start'; at: string; title: string; version?: string | undefined }
+export interface CheckResultEvent { type: 'check-result'; at: string; check: CheckResult }
+export interface DeliveryEvent { type: 'delivery'; at: string; delivery: DeliveryRecord }
+/** The webhook checks ran (their receiver wrote a log, even an empty one). */
+export interface ReceiverEvent { type: 'receiver'; at: string }
+export interface HeartbeatEvent { type: 'heartbeat'; at: string; waitingFor: string; elapsedMs: number; boundMs?: number | undefined }
+/** A problem outside any check (a spec that failed to load, an unhandled rejection). */
+export interface RunErrorEvent { type: 'run-error'; at: string; message: string }
+export interface RunEndEvent {
+  type: 'run-end';
+  at: string;
+  durationMs: number;
+  interrupted?: string | undefined;
+  aborted?: { exitCode: number; message: string } | undefined;
+  /** The verdict as folded from the events before this one (a renderer recomputes it the same way). */
+  verdict?: RunVerdict | undefined;
+}
+
+export type RunEvent = RunStartEvent | CheckStartEvent | CheckResultEvent | DeliveryEvent | ReceiverEvent | HeartbeatEvent | RunErrorEvent | RunEndEvent;
+
+/** An event without its timestamp: the log stamps it. */
+export type NewEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'at'> : never) : never;
+
+/**
+ * The run's event log: kept in memory for the renderers and appended, one redacted JSON line per
+ * event, to results.ndjson as it happens, so a run killed without warning still leaves its stream.
+ */
+export class EventLog {
+  readonly events: RunEvent[] = [];
+  private readonly listeners: Array<(event: RunEvent) => void> = [];
+  private readonly file: string | undefined;
+  private readonly redactor: Redactor;
+
+  constructor(file: string | undefined, redactor: Redactor) {
+    this.file = file;
+    this.redactor = redactor;
+    if (file) writeFileSync(file, '');
+  }
+
+  emit(event: NewEvent): RunEvent {
+    const { type, ...rest } = event;
+    const stamped = { type, at: new Date().toISOString(), ...rest } as RunEvent;
+    // The stored event is the redacted one: no renderer can see what the file does not hold.
+    const line = this.redactor.text(JSON.stringify(stamped));
+    const kept = JSON.parse(line) as RunEvent;
+    this.events.push(kept);
+    if (this.file) {
+      try {
+        appendFileSync(this.file, line + '\n');
+      } catch {
+        // The reports folder was checked writable; losing it mid-run leaves the in-memory stream.
+      }
+    }
+    for (const listener of this.listeners) listener(kept);
+    return kept;
+  }
+
+  on(listener: (event: RunEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  get ended(): boolean {
+    return this.events.some((e) => e.type === 'run-end');
+  }
+}
+
+/** The events of a results.ndjson; a last line cut short by a kill is dropped. */
+export function readEvents(file: string): RunEvent[] {
+  const out: RunEvent[] = [];
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      out.push(JSON.parse(line) as RunEvent);
+    } catch {
+      // Only the last line can be partial (each event is one append).
+    }
+  }
+  return out;
+}

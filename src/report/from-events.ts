@@ -1,0 +1,79 @@
+import { applyBaseline } from './baseline.ts';
+import type { DeclaredCapabilities, RunEvent, RunStartEvent } from './events.ts';
+import type { CheckResult, DeliveryRecord, Requirement, RunResult } from './results.ts';
+import { runVerdict } from './verdict.ts';
+
+// The one place a run's result is computed: every renderer gets the RunResult folded here from the
+// event stream, so the verdict and every run-level judgement come out the same whether the events
+// came from one process or from the streams of several shards read one after another.
+
+/** The run as the renderers see it: RunResult (results.json's shape) plus what only the HTML needs. */
+export interface FoldedRun {
+  run: RunResult;
+  start: RunStartEvent | undefined;
+  capabilities: DeclaredCapabilities | undefined;
+  /** Heartbeats: what the run waited for longest (the HTML lists the waits). */
+  waits: Array<{ waitingFor: string; elapsedMs: number; boundMs?: number | undefined }>;
+}
+
+export function foldEvents(events: readonly RunEvent[], requirements: Requirement[]): FoldedRun {
+  const starts = events.filter((e): e is RunStartEvent => e.type === 'run-start');
+  const start = starts[0];
+  const ends = events.filter((e) => e.type === 'run-end');
+  const checks: CheckResult[] = [];
+  const errors: string[] = [];
+  const deliveries: DeliveryRecord[] = [];
+  let receiver = false;
+  const waits = new Map<string, FoldedRun['waits'][number]>();
+  for (const e of events) {
+    if (e.type === 'check-result') checks.push(e.check);
+    else if (e.type === 'run-error') errors.push(e.message);
+    else if (e.type === 'delivery') deliveries.push(e.delivery);
+    else if (e.type === 'receiver') receiver = true;
+    else if (e.type === 'heartbeat') waits.set(e.waitingFor, { waitingFor: e.waitingFor, elapsedMs: e.elapsedMs, boundMs: e.boundMs });
+  }
+  // A shard's deliveries are numbered from 1 again: renumbered in stream order.
+  if (starts.length > 1) deliveries.forEach((d, i) => (d.seq = i + 1));
+  const interrupted = ends.map((e) => e.interrupted).find((x) => x !== undefined);
+  const aborted = ends.map((e) => e.aborted).find((x) => x !== undefined);
+  // Several shards: any selection that is not "all" is the union of theirs.
+  const selectedIds = starts.some((s) => s.selected === undefined) ? undefined : starts.flatMap((s) => s.selected ?? []);
+  const selected = selectedIds && selectedIds.length > 0 ? new Set(selectedIds) : undefined;
+
+  let judged = checks;
+  if (interrupted) {
+    for (const r of requirements) {
+      if ((!selected || selected.has(r.id)) && !judged.some((c) => c.id === r.id)) {
+        judged = [...judged, { id: r.id, title: `${r.id} (not finished)`, area: r.spec.replace(/\.spec\.ts$/, ''), level: r.level, section: r.section, status: 'error', reason: `interrupted: ${interrupted}`, durationMs: 0 }];
+      }
+    }
+  }
+  const endAt = ends.at(-1)?.at ?? events.at(-1)?.at ?? new Date().toISOString();
+  let problems: string[] = [];
+  let unmatched: string[] = [];
+  const baseline = start?.baseline;
+  if (baseline) ({ checks: judged, problems, unmatched } = applyBaseline(judged, baseline, new Date(endAt)));
+
+  const startedAt = start?.at ?? events[0]?.at ?? endAt;
+  // Shards run side by side or one after another: the run took from the first start to the last end.
+  const durationMs = starts.length > 1 || ends.length === 0 ? Date.parse(endAt) - Date.parse(startedAt) : ends[0]!.durationMs;
+  const run: RunResult = {
+    tool: start?.tool ?? 'dss-conformance',
+    target: start?.target ?? '',
+    profile: start?.profile ?? '',
+    seed: start?.seed ?? 0,
+    runId: starts.map((s) => s.runId).join('+'),
+    startedAt,
+    durationMs,
+    replay: start?.replay ?? '',
+    checks: judged,
+    errors,
+    ...(receiver || deliveries.length > 0 ? { deliveries } : {}),
+    ...(interrupted ? { interrupted } : {}),
+    ...(aborted ? { aborted } : {}),
+    ...(problems.length ? { problems } : {}),
+    ...(baseline ? { baseline: { file: baseline.file, unmatched } } : {}),
+  };
+  run.verdict = runVerdict(requirements, judged, [...errors, ...problems], selected);
+  return { run, start, capabilities: start?.capabilities, waits: [...waits.values()] };
+}

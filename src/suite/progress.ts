@@ -1,0 +1,25 @@
+import { TestRunner } from 'vitest';
+
+// A check that waits (for a schema cache, for a sync run to end) says what for, through a test
+// annotation: the runner's heartbeat then prints "waiting for <that>, 12 s of 30 s" instead of only
+// naming the check. Annotations travel from the worker to the runner's reporter as they are made.
+
+export const WAIT_ANNOTATION = 'dssc-wait';
+export const WAIT_END_ANNOTATION = 'dssc-wait-end';
+
+async function annotate(message: string, type: string): Promise<void> {
+  const test = TestRunner.getCurrentTest();
+  // Outside a test (a beforeAll) there is no one to tell; the heartbeat still names the check.
+  if (!test?.context) return;
+  await test.context.annotate(message, type).catch(() => undefined);
+}
+
+/** Runs fn while the heartbeat names what it waits for, with the bound (ms) when there is one. */
+export async function waitingFor<T>(what: string, boundMs: number | undefined, fn: () => Promise<T>): Promise<T> {
+  await annotate(JSON.stringify({ what, ...(boundMs !== undefined ? { boundMs } : {}) }), WAIT_ANNOTATION);
+  try {
+    return await fn();
+  } finally {
+    await annotate('', WAIT_END_ANNOTATION);
+  }
+}
