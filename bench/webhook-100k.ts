@@ -30,25 +30,29 @@ const adapter = referenceAdapter({
   apiKey: ref.apiKey,
   runId: 'bench',
   timeoutMs: 60_000,
+  options: {},
+  poll: { initialMs: 10, maxMs: 250, timeoutMs: 120_000 },
   request: async (method, path, body) => {
     const res = await fetch(new URL(path, ref.baseUrl), {
       method,
       headers: { authorization: `Bearer ${ref.apiKey}`, 'content-type': 'application/json' },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    return { status: res.status, json: await res.json() };
+    return { status: res.status, json: await res.json(), headers: Object.fromEntries(res.headers) };
   },
 });
 
 const channel = receiver.channel('bench');
 const connection = await adapter.createWebhookConnection('bench-webhook', channel.url);
-const source = await adapter.createSource('bench-source', 'id');
+const source = await adapter.createSource('bench-source', 'id', [
+  { name: 'id', types: ['string'], key: true }, { name: 'email', types: ['string'] }, { name: 'score', types: ['integer'] }, { name: 'active', types: ['boolean'] },
+]);
 for (let start = 0; start < rows; start += 10_000) {
   const chunk = Array.from({ length: Math.min(10_000, rows - start) }, (_, i) => ({ id: `r${start + i}`, email: `user${start + i}@example.com`, score: start + i, active: (start + i) % 2 === 0 }));
   await adapter.writeRows(source.id, chunk);
 }
 const sync = await adapter.createModelSync({
-  name: 'bench-sync', connectionId: connection.id, sourceId: source.id, batchSize: 100, recordRequests: false,
+  name: 'bench-sync', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 100, recordRequests: false,
   fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }, { source: 'score', target: 'score' }, { source: 'active', target: 'active' }],
 });
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => undefined);

@@ -1,10 +1,11 @@
+import { outcomeOf, pollRun, startRunWaitingOutConflict } from './run-polling.ts';
 import type { AdapterContext, CapturedExchange, RunOutcome, TargetAdapter } from './types.ts';
 
 // Drives the reference, and any target shaped like the real service: webhook connections and model
 // syncs through the service API (POST /api/connections, /api/syncs, /api/syncs/{id}/executions),
 // sources through the reference's own test-control endpoints under /_reference/ (not service API).
-
-const FINAL = new Set(['completed', 'failed', 'canceled', 'cancelled', 'errored']);
+// Runs: a 409 at the start is waited out, and the run is polled with backoff until it ends
+// (run-polling.ts), as the real service needs.
 
 function data(res: { status: number; json: unknown }, what: string): Record<string, unknown> {
   const d = (res.json as { data?: unknown } | undefined)?.data;
@@ -34,6 +35,7 @@ function capturedOf(run: Record<string, unknown>): CapturedExchange[] | null {
 }
 
 export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
+  const syncPath = (syncId: string) => `/api/syncs/${encodeURIComponent(syncId)}`;
   return {
     name: 'built-in (reference shape)',
 
@@ -42,8 +44,9 @@ export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
       return { id: text(d.id, 'data.id'), secret: text((d.configuration as Record<string, unknown> | undefined)?.secret, 'data.configuration.secret') };
     },
 
-    async createSource(name, key) {
-      const d = data(await ctx.request('POST', '/_reference/sources', { name, key }), 'creating a source');
+    async createSource(name, key, columns) {
+      // The reference's sources hold any JSON scalar; the columns are sent for targets that use them.
+      const d = data(await ctx.request('POST', '/_reference/sources', { name, key, ...(columns ? { columns } : {}) }), 'creating a source');
       return { id: text(d.id, 'data.id') };
     },
 
@@ -56,11 +59,14 @@ export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
       if (s.batchSize !== undefined) configuration.batch_size = s.batchSize;
       if (s.metadata !== undefined) configuration.metadata = s.metadata;
       if (s.recordRequests !== undefined) configuration.record_requests = s.recordRequests;
+      const key = s.key ?? 'id';
+      // The real service: a webhook sync is updateOrCreate into object 'http', keyed by an identity, run by hand.
       const body = {
         name: s.name,
-        mode: 'create',
+        mode: 'updateOrCreate',
         target: { connection_id: s.connectionId, object: 'http', configuration },
         fields: s.fields.map((f) => ({ source: { model_id: s.sourceId, field: f.source }, target: f.target })),
+        identity: { source: { model_id: s.sourceId, field: key }, target: s.fields.find((f) => f.source === key)?.target ?? key, function: 'Equality' },
         ...(s.syncAllRecords !== undefined ? { sync_all_records: s.syncAllRecords } : {}),
         ...(s.skipInitialBackfill !== undefined ? { skip_initial_backfill: s.skipInitialBackfill } : {}),
         schedule: { frequency: 'manual' },
@@ -70,21 +76,14 @@ export function referenceAdapter(ctx: AdapterContext): TargetAdapter {
     },
 
     async startRun(syncId) {
-      const d = data(await ctx.request('POST', `/api/syncs/${encodeURIComponent(syncId)}/executions`, {}), 'starting a run');
+      const d = await startRunWaitingOutConflict(() => ctx.request('POST', `${syncPath(syncId)}/executions`, {}), ctx.poll, syncId);
       return { id: text(d.id, 'data.id') };
     },
 
     async waitForRun(syncId, runId, timeoutMs): Promise<RunOutcome> {
-      const deadline = Date.now() + timeoutMs;
-      for (let delay = 10; ; delay = Math.min(delay * 2, 250)) {
-        const d = data(await ctx.request('GET', `/api/syncs/${encodeURIComponent(syncId)}/executions/${encodeURIComponent(runId)}`), 'reading a run');
-        const status = String(d.status);
-        if (FINAL.has(status)) {
-          return { status, failed: status !== 'completed', captured: capturedOf(d) };
-        }
-        if (Date.now() > deadline) throw new Error(`run ${runId} still ${status} after ${timeoutMs} ms`);
-        await new Promise((r) => setTimeout(r, delay));
-      }
+      const poll = { ...ctx.poll, timeoutMs };
+      const run = await pollRun(() => ctx.request('GET', `${syncPath(syncId)}/executions/${encodeURIComponent(runId)}`), poll, runId);
+      return outcomeOf(run, capturedOf(run));
     },
   };
 }

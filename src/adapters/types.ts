@@ -1,23 +1,76 @@
 // The spec shows no API to create a webhook connection's sync, write a source, start a run or read
 // its outcome, so the webhook checks ask an adapter. The built-in adapter drives the reference and
 // any target shaped like the real service; a vendor passes its own with --adapter FILE.
+//
+// Changes since the first contract, each backwards compatible: the context has `options` and
+// `poll`, request() answers carry `headers`; createSource gets a third argument (the columns);
+// the sync settings carry `key`; RunOutcome may say `recordErrors`. An adapter written against the
+// first contract still loads and works as before.
 
 export interface AdapterContext {
   baseUrl: string;
   /** Secret: never log it. */
   apiKey: string;
   runId: string;
+  /** The per-request timeout. */
   timeoutMs: number;
-  /** Sends a request to the target with the run's credentials and version header. */
-  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }>;
+  /**
+   * Settings for this adapter that the suite does not read (a database URL, a source connection
+   * id, ...): the profile's adapter.options, each overridden by `--adapter-option KEY=VALUE` (a
+   * string). Values under secret-like keys (password, token, ...) are redacted in every report;
+   * still, never log them.
+   */
+  options: Readonly<Record<string, unknown>>;
+  /** How to wait for a run: the profile's adapter.poll, defaults filled in (DEFAULT_POLL). */
+  poll: PollSettings;
+  /** Sends a request to the target with the run's credentials and version header (a 429 is retried within the run's budget). */
+  request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<AdapterResponse>;
 }
 
+export interface AdapterResponse {
+  status: number;
+  json: unknown;
+  /** Lower-case names (Retry-After as 'retry-after'). */
+  headers: Record<string, string>;
+}
+
+/**
+ * Waiting for a run: the first look at once, then after initialMs, doubling up to maxMs between
+ * looks; a Retry-After is waited as asked. timeoutMs bounds a run's wait, and the wait for a
+ * start that a run still under way refuses (409).
+ */
+export interface PollSettings {
+  initialMs: number;
+  maxMs: number;
+  timeoutMs: number;
+}
+
+/** A real service's runs can sit queued for minutes: look every 250 ms at first, at most every 5 s, for up to 10 min. */
+export const DEFAULT_POLL: Readonly<PollSettings> = Object.freeze({ initialMs: 250, maxMs: 5000, timeoutMs: 600_000 });
+
 export type Row = Record<string, string | number | boolean | null>;
+
+/** A JSON type, as JSON Schema names it. */
+export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'null';
+
+/**
+ * A column of a source. `types` are the JSON types of every value the suite may write into it
+ * ('null' when it may be null): the checks judge that each value is delivered with its own type
+ * (WH-012), so a column that takes several needs a type that keeps each (jsonb, a variant).
+ */
+export interface SourceColumn {
+  name: string;
+  types: readonly JsonType[];
+  /** The row key (the `key` argument of createSource). */
+  key?: boolean;
+}
 
 export interface WebhookSyncSettings {
   name: string;
   connectionId: string;
   sourceId: string;
+  /** The source's key column: the sync's identity (what matches a row from run to run). */
+  key: string;
   /** The selected fields, in this order: source column -> delivered field name. */
   fields: Array<{ source: string; target: string }>;
   /** Spec › Webhook settings; undefined leaves the target's default. */
@@ -29,9 +82,17 @@ export interface WebhookSyncSettings {
 }
 
 export interface RunOutcome {
-  /** The target's word for the run's end state; the suite maps it with isFailed/isCompleted. */
+  /** The target's word for the run's end state (completed, failed, canceled, interrupted, ...). */
   status: string;
+  /** The run did not complete. */
   failed: boolean;
+  /**
+   * Records the run reports as not delivered (the real service's counts.error, or its errors[]):
+   * a run that completed with recordErrors > 0 "completed with record errors". Absent: 0.
+   */
+  recordErrors?: number;
+  /** The run's error messages, as the target words them (for reports). */
+  errors?: string[];
   /**
    * The sync history's capture log of this run, one entry per logged exchange, normalised by the
    * adapter (Spec › Events › Emission 6 shows no format): [] when the log is there but empty (as
@@ -52,13 +113,14 @@ export interface TargetAdapter {
   name: string;
   /** Creates a webhook connection delivering to url; returns its id and the secret the service generated. */
   createWebhookConnection(name: string, url: string): Promise<{ id: string; secret: string }>;
-  /** Creates a source of rows the suite can write, keyed by the `key` column. */
-  createSource(name: string, key: string): Promise<{ id: string }>;
+  /** Creates a source of rows the suite can write, keyed by the `key` column, with these columns. */
+  createSource(name: string, key: string, columns: readonly SourceColumn[]): Promise<{ id: string }>;
   /** Inserts or replaces rows (matched by key). */
   writeRows(sourceId: string, rows: Row[]): Promise<void>;
   createModelSync(settings: WebhookSyncSettings): Promise<{ id: string; name: string }>;
+  /** Starts a run; a start refused because a run of the sync is under way (409) is tried again within poll.timeoutMs. */
   startRun(syncId: string): Promise<{ id: string }>;
-  /** Resolves when the run has ended (or rejects after timeoutMs). */
+  /** Resolves when the run has ended (or rejects after timeoutMs, which is poll.timeoutMs). */
   waitForRun(syncId: string, runId: string, timeoutMs: number): Promise<RunOutcome>;
   /** Removes what the adapter created in this run, where the target allows it. */
   cleanup?(): Promise<void>;
@@ -76,3 +138,11 @@ export class Unsupported extends Error {
 export type AdapterFactory = (context: AdapterContext) => TargetAdapter | Promise<TargetAdapter>;
 
 export const ADAPTER_METHODS = ['createWebhookConnection', 'createSource', 'writeRows', 'createModelSync', 'startRun', 'waitForRun'] as const;
+
+/** How a run ended, in the words the checks report. */
+export type RunEnd = 'completed' | 'completed with record errors' | 'failed';
+
+export function runEnd(outcome: RunOutcome): RunEnd {
+  if (outcome.failed) return 'failed';
+  return (outcome.recordErrors ?? 0) > 0 ? 'completed with record errors' : 'completed';
+}

@@ -36,6 +36,8 @@ export interface Profile {
   bulkSync?: { existingId?: string };
   /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */
   unsupported?: Record<string, string>;
+  /** The webhook adapter's settings: its options (AdapterContext.options) and how it polls a run. */
+  adapter?: { options?: Record<string, unknown>; poll?: { initialMs?: number; maxMs?: number; timeoutMs?: number } };
 }
 
 export const profileSchemaPath = join(fixturesDir, 'profiles', 'profile.schema.json');
@@ -80,7 +82,7 @@ export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env):
 }
 
 /** Key names whose values are secrets wherever they appear in a profile (cloud_secret_access_key, client_secret, …). */
-const SECRET_KEY = /(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth[_-]?key)/i;
+export const SECRET_KEY = /(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key|credential|auth[_-]?key)/i;
 
 /** {"$env": NAME}, as resolveEnv reads it. */
 function isEnvReference(value: object): boolean {

@@ -12,6 +12,7 @@ import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
+import { runVariants } from './faults/benign-runs.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -42,7 +43,7 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants];
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));

@@ -61,7 +61,7 @@ export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): 
       if (text === undefined || text === '') throw new UsageError(`${label}: /${key}: environment variable ${variable} is not set`);
     }
     if (flag.kind === 'boolean') out.set(key, { value: value as boolean });
-    else if (flag.kind === 'list') out.set(key, { value: Array.isArray(text) ? (text as string[]) : [String(text)] });
+    else if (flag.kind === 'list' || flag.kind === 'repeat') out.set(key, { value: Array.isArray(text) ? (text as string[]) : [String(text)] });
     else {
       let s = String(text);
       // A file named in the config is next to it, wherever the run is started from.

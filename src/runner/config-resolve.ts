@@ -43,7 +43,7 @@ export function resolveRunFlags(argv: string[], env: NodeJS.ProcessEnv = process
       values[name] = flag.kind === 'list' ? splitList(given as string[]) : given;
       sources[name] = { kind: 'flag', label: `--${name}` };
     } else if (variable !== undefined) {
-      values[name] = flag.kind === 'list' ? splitList([variable]) : flag.kind === 'boolean' ? envBoolean(envName(name), variable) : variable;
+      values[name] = flag.kind === 'list' ? splitList([variable]) : flag.kind === 'repeat' ? variable.split('\n').filter((v) => v.trim() !== '') : flag.kind === 'boolean' ? envBoolean(envName(name), variable) : variable;
       sources[name] = { kind: 'env', label: envName(name), variable: envName(name) };
     } else if (filed !== undefined) {
       values[name] = flag.kind === 'list' ? splitList(filed.value as string[]) : filed.value;

@@ -3,7 +3,8 @@ import { DEFAULT_API_VERSION, KNOWN_VERSIONS } from './settings.ts';
 // Every setting of `run`, once: the flag, its DSS_* variable, its --config key, its help line and
 // how the replay line repeats it all come from this table, so a new setting is one entry here.
 
-export type FlagKind = 'string' | 'int' | 'boolean' | 'list';
+/** list: repeatable and comma-separated; repeat: repeatable, each value whole (a DSS_* variable holds one per line). */
+export type FlagKind = 'string' | 'int' | 'boolean' | 'list' | 'repeat';
 
 export interface RunFlag {
   /** The flag without '--'; also the --config key; the variable is DSS_ + it in upper snake case. */
@@ -44,6 +45,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { name: 'fault', kind: 'list', value: 'NAME', replay: 'value', help: 'embedded reference only: break one rule of it (repeatable; see \'dss-conformance faults\')' },
   { name: 'variant', kind: 'list', value: 'NAME', replay: 'value', help: 'embedded reference only: make it conforming-but-unusual in one way (repeatable)' },
   { name: 'adapter', kind: 'string', value: 'FILE', path: true, replay: 'value', help: 'module whose default export makes the target adapter for the webhook checks\n(default: the built-in adapter, for the reference and targets shaped like it)' },
+  { name: 'adapter-option', kind: 'repeat', value: 'K=V', replay: 'value', help: 'an option for the adapter (context.options), over the profile\'s adapter.options;\nrepeatable; secrets go in the profile as {"$env": NAME}, not here' },
   { name: 'receiver-host', kind: 'string', value: 'H', replay: 'value', help: 'where the capturing webhook receiver listens (default: 127.0.0.1)' },
   { name: 'receiver-port', kind: 'int', value: 'N', range: [0, 65535], replay: 'value', help: 'its port (default: 0, a free port)' },
   { name: 'receiver-public-url', kind: 'string', value: 'URL', replay: 'value', help: 'the URL the target must use to reach the receiver (a tunnel), when not host:port' },
@@ -64,7 +66,7 @@ export const envName = (name: string) => `DSS_${name.toUpperCase().replace(/-/g,
 /** The parseArgs options: every table entry, plus -h/--help. */
 export function parseOptions() {
   const options: Record<string, { type: 'string' | 'boolean'; multiple?: boolean; short?: string }> = { help: { type: 'boolean', short: 'h' } };
-  for (const f of RUN_FLAGS) options[f.name] = { type: f.kind === 'boolean' ? 'boolean' : 'string', ...(f.kind === 'list' ? { multiple: true } : {}) };
+  for (const f of RUN_FLAGS) options[f.name] = { type: f.kind === 'boolean' ? 'boolean' : 'string', ...(f.kind === 'list' || f.kind === 'repeat' ? { multiple: true } : {}) };
   return options;
 }
 

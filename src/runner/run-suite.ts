@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { packageRoot } from '../paths.ts';
+import { pollSettings } from '../adapters/options.ts';
 import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
 
@@ -46,7 +47,8 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       sequence: { sequencer: ByName },
       isolate: false,
       maxWorkers: 1,
-      testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000),
+      // A webhook check may wait for three runs one after another (full sync), each up to the poll timeout.
+      testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000, 3 * pollSettings(settings.profile).timeoutMs + 30_000),
       hookTimeout: 60_000,
       ...(pattern ? { testNamePattern: pattern } : {}),
     },

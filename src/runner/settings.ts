@@ -26,6 +26,8 @@ export interface RunSettings {
   reportsDir: string;
   /** An --adapter module (absolute path); the built-in adapter when absent. */
   adapterPath?: string | undefined;
+  /** The adapter's options: the profile's adapter.options, overridden by --adapter-option KEY=VALUE. */
+  adapterOptions?: Record<string, unknown> | undefined;
   /** Where the capturing receiver listens, and the URL the target must use to reach it. */
   receiver: { host: string; port: number; publicUrl?: string | undefined };
   /** The X-Service-Version every request carries unless a check says otherwise (--api-version). */

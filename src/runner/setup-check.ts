@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { UsageError } from '../cli-errors.ts';
 import { loadAdapter } from '../adapters/load.ts';
+import { pollSettings } from '../adapters/options.ts';
 import type { RunSettings } from './settings.ts';
 
 /**
@@ -46,6 +47,8 @@ async function canMakeAdapter(s: RunSettings): Promise<void> {
       apiKey: s.apiKey,
       runId: s.runId,
       timeoutMs: s.timeoutMs,
+      options: s.adapterOptions ?? {},
+      poll: pollSettings(s.profile),
       request: () => Promise.reject(new Error('adapters may not send requests while they are made')),
     });
   } catch (error) {

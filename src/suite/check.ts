@@ -13,6 +13,14 @@ export function transportCause(error: unknown): TransportError | undefined {
   return undefined;
 }
 
+/** The annotation type of a note: what a passing check saw that a reader may want (the collector keeps it). */
+export const NOTE_ANNOTATION = 'dssc-note';
+
+/** Records what the check saw, e.g. which of the accepted outcomes the target gave. */
+export async function note(t: TestContext, message: string): Promise<void> {
+  await t.annotate(redactor().text(message), NOTE_ANNOTATION).catch(() => undefined);
+}
+
 /**
  * A conformance check: a vitest test titled with its requirement ID, in which a precondition that
  * is not met (a missing profile answer, an adapter that cannot do something) is a skip with the

@@ -1,3 +1,4 @@
+import { runEnd, type RunEnd } from '../adapters/types.ts';
 import type { Delivery } from '../receiver/index.ts';
 import { settings } from './context.ts';
 import { begin, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
@@ -46,16 +47,26 @@ export async function failingScenarios(cases: readonly FailingCase[]): Promise<A
 }
 
 /**
- * The problem of one case: the run must appear failed. A case whose failing answer was never
- * given (the target sent everything in one batch) is not judged here: undefined as well, and
- * `judged` says so.
+ * The problem of one case: the run must appear failed, which a run that ended failed does, and
+ * one that completed with record errors too (the real service's way to say that records were
+ * not delivered; README › Interpretations). A case whose failing answer was never given (the
+ * target sent everything in one batch) is not judged here: `judged` says so. `seen` is how the
+ * run ended, for the report.
  */
-export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenario }): { judged: boolean; problem?: string } {
+export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenario }): { judged: boolean; problem?: string; seen?: RunEnd } {
   const run = s.runs[0]!;
   const failedAt = run.deliveries.findIndex((d) => d.response.status === c.status);
   if (failedAt === -1) return { judged: false };
-  if (run.outcome.failed) return { judged: true };
-  return { judged: true, problem: `${id} ${c.status} on batch ${failedAt + 1}: run ended ${run.outcome.status}` };
+  const seen = runEnd(run.outcome);
+  if (seen !== 'completed') return { judged: true, seen };
+  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1}: run ended ${run.outcome.status}, with no record error` };
+}
+
+/** `failed: 10 (400, 401, ...)`-style summary of how the judged runs ended. */
+export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: RunEnd }>): string {
+  const byEnd = new Map<RunEnd, number[]>();
+  for (const j of judged) if (j.seen) byEnd.set(j.seen, [...(byEnd.get(j.seen) ?? []), j.c.status]);
+  return [...byEnd].map(([end, statuses]) => `${end}: ${statuses.length} (${statuses.join(', ')})`).join('; ');
 }
 
 /**

@@ -2,19 +2,24 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { loadAdapter } from '../adapters/load.ts';
+import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
+import { SOURCE_COLUMNS } from './webhook-columns.ts';
 import { waitingFor } from './progress.ts';
 import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
 
-export const RUN_TIMEOUT_MS = 60_000;
+/** How long one run is waited for: the profile's adapter.poll.timeoutMs (default 10 min, as a real service's runs can queue). */
+export function runTimeoutMs(): number {
+  return pollSettings(settings().profile).timeoutMs;
+}
 
 export function receiver(): Promise<Receiver> {
   return once('receiver', async () => {
@@ -35,12 +40,14 @@ export function adapter(): Promise<TargetAdapter> {
       apiKey: s.apiKey,
       runId: s.runId,
       timeoutMs: s.timeoutMs,
+      options: s.adapterOptions ?? {},
+      poll: pollSettings(s.profile),
       request: async (method, path, body) => {
         const res = await api().send({ method, path, ...(body !== undefined ? { body } : {}) });
         // Ids the adapter gets back are the target's: learn them so the request log stays comparable.
         const id = (res.json as { data?: { id?: unknown } } | undefined)?.data?.id;
         if (typeof id === 'string') learnId(id);
-        return { status: res.status, json: res.json };
+        return { status: res.status, json: res.json, headers: res.headers };
       },
     });
   });
@@ -119,11 +126,11 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     } else if (plan.sharedSource) {
       ({ sourceId, rows } = await sharedSource(ad, plan.sharedSource, plan.rows));
     } else {
-      sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id').catch(unmet('create a source'))).id;
+      sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
       rows = new Map([...generateRows(label, plan.rows), ...(plan.source ?? []), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
       await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     }
-    const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, fields: plan.fields ?? FIELDS, ...plan.sync };
+    const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, key: 'id', fields: plan.fields ?? FIELDS, ...plan.sync };
     const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [] };
     scenarios.set(label, s);
@@ -134,7 +141,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
 /** Rows shared by scenarios that differ only in the receiver's answers (written once). */
 function sharedSource(ad: TargetAdapter, name: string, count: number): Promise<{ sourceId: string; rows: Map<string, Row> }> {
   return once(`source:${name}`, async () => {
-    const sourceId = (await ad.createSource(resourceName(`source-${name}`), 'id').catch(unmet('create a source'))).id;
+    const sourceId = (await ad.createSource(resourceName(`source-${name}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
     const rows = new Map(generateRows(name, count).map((r) => [String(r.id), r]));
     await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     return { sourceId, rows };
@@ -169,7 +176,8 @@ async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   return {
     finish: async () => {
-      const outcome = await waitingFor(`the target's sync run ${started.id} to end`, RUN_TIMEOUT_MS, () => ad.waitForRun(s.sync.id, started.id, RUN_TIMEOUT_MS)).catch(unmet('wait for the run to end'));
+      const timeoutMs = runTimeoutMs();
+      const outcome = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
       return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
     },
   };

@@ -33,6 +33,8 @@ export const ROUTES = {
   bulkErrorHandling: '/api/bulk/syncs/:id/error-handling',
   modelSyncs: '/api/syncs',
   syncErrorHandling: '/api/syncs/:id/error-handling',
+  runs: '/api/syncs/:id/executions',
+  run: '/api/syncs/:id/executions/:execution_id',
 } as const;
 
 export function isRoute(request: FastifyRequest, method: string, url: string): boolean {

@@ -1,0 +1,317 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { referenceAdapter } from '../../src/adapters/reference-adapter.ts';
+import { pollSettings } from '../../src/adapters/options.ts';
+import { runEnd, DEFAULT_POLL, type AdapterContext, type AdapterFactory, type PollSettings, type TargetAdapter } from '../../src/adapters/types.ts';
+import { startReceiver, type Receiver } from '../../src/receiver/index.ts';
+import { startReference } from '../../src/reference/index.ts';
+import { SOURCE_COLUMNS } from '../../src/suite/webhook-columns.ts';
+import { EDGE_ROWS, MAIN_EDITS, PAIR_ROWS } from '../../src/suite/webhook-data.ts';
+import { ROOT, runCli } from './run-cli.ts';
+
+// The adapter contract for a real service (README › Webhook deliveries: receiver and adapter), for
+// the built-in adapter and the documented example alike: a start refused with 409 is tried again
+// within the budget, a run is polled with backoff and Retry-After until one of the real service's
+// end states, record errors are an outcome of their own, and the budget comes from the profile.
+
+const example = (await import(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))).default as AdapterFactory;
+const ADAPTERS: Array<[string, AdapterFactory]> = [['built-in', referenceAdapter], ['example', example]];
+
+type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
+
+/** A loopback target answering each request from `answer`; every request is kept with its arrival time. */
+class FakeTarget {
+  readonly seen: Array<{ method: string; path: string; at: number }> = [];
+  answer: (method: string, path: string, n: number) => Answer = () => ({ status: 404 });
+  #server: Server | undefined;
+  url = '';
+
+  async start(): Promise<void> {
+    this.#server = createServer((req: IncomingMessage, res) => {
+      req.resume();
+      req.on('end', () => {
+        const path = req.url ?? '';
+        const n = this.seen.filter((s) => s.method === req.method && s.path === path).length;
+        this.seen.push({ method: req.method ?? '', path, at: Date.now() });
+        const a = this.answer(req.method ?? '', path, n);
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers });
+        res.end(JSON.stringify(a.body ?? {}));
+      });
+    });
+    await new Promise<void>((r) => this.#server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  close(): Promise<void> {
+    return new Promise((r) => this.#server?.close(() => r()));
+  }
+}
+
+function context(baseUrl: string, poll: PollSettings, apiKey = 'k', options: Record<string, unknown> = {}): AdapterContext {
+  return {
+    baseUrl, apiKey, runId: 'contract', timeoutMs: 5000, options, poll,
+    request: async (method, path, body) => {
+      const res = await fetch(new URL(path, baseUrl), {
+        method,
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: Object.fromEntries(res.headers) };
+    },
+  };
+}
+
+const FAST: PollSettings = { initialMs: 10, maxMs: 40, timeoutMs: 2000 };
+const target = new FakeTarget();
+beforeAll(() => target.start());
+afterAll(() => target.close());
+
+const START = '/api/syncs/s1/executions';
+const READ = '/api/syncs/s1/executions/e1';
+const run = (status: string, extra: Record<string, unknown> = {}): Answer => ({ status: 200, body: { data: { id: 'e1', status, ...extra } } });
+const started = (): Answer => ({ status: 200, body: { data: { id: 'e1', status: 'created' } } });
+const conflict = (): Answer => ({ status: 409, body: { key: 'conflict', message: 'a run is active', status: 409 } });
+
+async function make(factory: AdapterFactory, poll = FAST): Promise<TargetAdapter> {
+  target.seen.length = 0;
+  return factory(context(target.url, poll));
+}
+
+describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
+  test('a start refused with 409 is tried again with backoff, and succeeds when the run under way has ended', async () => {
+    const ad = await make(factory);
+    target.answer = (m, p, n) => (m === 'POST' && p === START ? (n < 3 ? conflict() : started()) : { status: 404 });
+    expect(await ad.startRun('s1')).toEqual({ id: 'e1' });
+    const starts = target.seen.filter((s) => s.path === START);
+    expect(starts).toHaveLength(4);
+    // Backoff: each wait at least the last one (10, 20, 40 ms), the first try at once.
+    const gaps = starts.slice(1).map((s, i) => s.at - starts[i]!.at);
+    expect(gaps[0]).toBeGreaterThanOrEqual(8);
+    expect(gaps[2]).toBeGreaterThanOrEqual(35);
+  });
+
+  test('a start still refused with 409 when the budget is spent is an error that says so', async () => {
+    const ad = await make(factory, { ...FAST, timeoutMs: 150 });
+    target.answer = () => conflict();
+    const t0 = Date.now();
+    await expect(ad.startRun('s1')).rejects.toThrow(/409.*150 ms|150 ms.*409|409[^]*after/);
+    expect(Date.now() - t0).toBeLessThan(1000);
+  });
+
+  test('any other refusal of a start is an error at once', async () => {
+    const ad = await make(factory);
+    target.answer = () => ({ status: 400, body: { message: 'not runnable' } });
+    await expect(ad.startRun('s1')).rejects.toThrow(/400/);
+    expect(target.seen).toHaveLength(1);
+  });
+
+  test('a run is read at once, then with backoff capped at maxMs, through every state under way', async () => {
+    const ad = await make(factory, { initialMs: 5, maxMs: 20, timeoutMs: 5000 });
+    const states = ['created', 'scheduled', 'queued', 'waiting', 'running', 'processing', 'canceling', 'running'];
+    target.answer = (_m, _p, n) => run(states[n] ?? 'completed');
+    const t0 = Date.now();
+    const outcome = await ad.waitForRun('s1', 'e1', 5000);
+    expect(outcome).toMatchObject({ status: 'completed', failed: false });
+    const reads = target.seen.filter((s) => s.path === READ);
+    expect(reads).toHaveLength(states.length + 1);
+    expect(reads[0]!.at - t0).toBeLessThan(50);
+    // 5, 10, 20 and then 20 ms: the cap holds (no gap near 40 ms, no 80 ms).
+    const gaps = reads.slice(1).map((s, i) => s.at - reads[i]!.at);
+    expect(Math.max(...gaps)).toBeLessThan(38);
+  });
+
+  test.each([
+    ['completed', false],
+    ['failed', true],
+    ['canceled', true],
+    ['interrupted', true],
+  ])('the end state %s is an outcome (failed: %s)', async (status, failed) => {
+    const ad = await make(factory);
+    target.answer = (_m, _p, n) => run(n === 0 ? 'queued' : status);
+    const outcome = await ad.waitForRun('s1', 'e1', 1000);
+    expect(outcome).toMatchObject({ status, failed });
+    expect(runEnd(outcome)).toBe(failed ? 'failed' : 'completed');
+  });
+
+  test('a run that completed with counts.error > 0 and errors[] completed with record errors', async () => {
+    const ad = await make(factory);
+    target.answer = () => run('completed', { counts: { total: 5, upserts: 3, error: 2, warnings: 0 }, errors: [{ message: 'receiver answered 410' }, 'batch 2 refused'] });
+    const outcome = await ad.waitForRun('s1', 'e1', 1000);
+    expect(outcome).toMatchObject({ status: 'completed', failed: false, recordErrors: 2, errors: ['receiver answered 410', 'batch 2 refused'] });
+    expect(runEnd(outcome)).toBe('completed with record errors');
+    target.answer = () => run('completed', { counts: { total: 5, error: 0 }, errors: [] });
+    expect(runEnd(await ad.waitForRun('s1', 'e1', 1000))).toBe('completed');
+  });
+
+  test('a state that is neither an end nor under way is an error naming it', async () => {
+    const ad = await make(factory);
+    target.answer = () => run('exploded');
+    await expect(ad.waitForRun('s1', 'e1', 1000)).rejects.toThrow(/"exploded"/);
+  });
+
+  test('a 429 while polling is waited out as its Retry-After asks', async () => {
+    const ad = await make(factory);
+    target.answer = (_m, _p, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' }, body: { message: 'slow down' } } : run('completed'));
+    const outcome = await ad.waitForRun('s1', 'e1', 5000);
+    expect(outcome.status).toBe('completed');
+    const reads = target.seen.filter((s) => s.path === READ);
+    expect(reads).toHaveLength(2);
+    expect(reads[1]!.at - reads[0]!.at).toBeGreaterThanOrEqual(950);
+  });
+
+  test('a Retry-After past the budget ends the wait at once', async () => {
+    const ad = await make(factory);
+    target.answer = () => ({ status: 503, headers: { 'retry-after': '120' } });
+    const t0 = Date.now();
+    await expect(ad.waitForRun('s1', 'e1', 1000)).rejects.toThrow(/Retry-After/);
+    expect(Date.now() - t0).toBeLessThan(500);
+  });
+
+  test('a run still under way when the timeout has passed is an error naming its state and the budget', async () => {
+    const ad = await make(factory);
+    target.answer = () => run('queued');
+    const t0 = Date.now();
+    await expect(ad.waitForRun('s1', 'e1', 120)).rejects.toThrow(/still queued.*120 ms/);
+    expect(Date.now() - t0).toBeLessThan(600);
+  });
+
+  test('createModelSync sends what the real service needs of a webhook sync: updateOrCreate, object http, a manual schedule, the key as identity', async () => {
+    const bodies: unknown[] = [];
+    const ad = factory({
+      ...context(target.url, FAST),
+      request: async (method, path, body) => {
+        bodies.push({ method, path, body });
+        return { status: 200, json: { data: { id: 'x', name: 'n', configuration: { secret: 's' } } }, headers: {} };
+      },
+    });
+    const adapter = await ad;
+    await adapter.createSource('src', 'id', SOURCE_COLUMNS);
+    await adapter.createModelSync({ name: 'n', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'id' }, { source: 'name', target: 'full_name' }] });
+    expect(bodies[0]).toMatchObject({ body: { name: 'src', key: 'id', columns: SOURCE_COLUMNS } });
+    expect(bodies[1]).toMatchObject({
+      path: '/api/syncs',
+      body: { mode: 'updateOrCreate', schedule: { frequency: 'manual' }, target: { connection_id: 'c', object: 'http' }, identity: { source: { model_id: 'm', field: 'id' }, target: 'id', function: 'Equality' } },
+    });
+  });
+});
+
+describe('the source columns', () => {
+  test('declare every JSON type the enumerated rows and edits write into each column', () => {
+    const types = new Map(SOURCE_COLUMNS.map((c) => [c.name, new Set(c.types)]));
+    const typeOf = (v: unknown) => (v === null ? 'null' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+    for (const row of [...EDGE_ROWS, ...PAIR_ROWS]) for (const [c, v] of Object.entries(row)) expect(types.get(c)?.has(typeOf(v) as never), `${c} ${JSON.stringify(v)}`).toBe(true);
+    for (const e of MAIN_EDITS) if (typeof e.to !== 'function') expect(types.get(e.column)?.has(typeOf(e.to) as never)).toBe(true);
+    expect(SOURCE_COLUMNS.filter((c) => c.key).map((c) => c.name)).toEqual(['id']);
+  });
+});
+
+describe('poll settings come from the profile', () => {
+  test('adapter.poll, with the real service defaults for what it leaves out', () => {
+    expect(pollSettings({ name: 'x' })).toEqual(DEFAULT_POLL);
+    expect(pollSettings({ name: 'x', adapter: { poll: { timeoutMs: 1234 } } })).toEqual({ ...DEFAULT_POLL, timeoutMs: 1234 });
+  });
+});
+
+describe('against the reference and its run variants', () => {
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver({ host: '127.0.0.1', port: 0, keepInflated: false });
+  });
+  afterAll(() => receiver.close());
+
+  /** One sync of 5 rows in batches of 2; the receiver answers `then` from batch 2; two runs. */
+  async function twoRuns(factory: AdapterFactory, variant: string, then: number) {
+    const ref = await startReference({ faults: [variant] });
+    try {
+      const seen: Array<{ method: string; path: string; status: number; runStatus?: unknown }> = [];
+      const base = context(ref.baseUrl, FAST, ref.apiKey);
+      const ad = await factory({
+        ...base,
+        request: async (method, path, body) => {
+          const res = await base.request(method, path, body);
+          seen.push({ method, path, status: res.status, runStatus: (res.json as { data?: { status?: unknown } })?.data?.status });
+          return res;
+        },
+      });
+      const channel = receiver.channel(`${variant}-${then}-${Math.random()}`);
+      channel.script([200], then);
+      const connection = await ad.createWebhookConnection('c', channel.url);
+      const source = await ad.createSource('s', 'id', SOURCE_COLUMNS);
+      await ad.writeRows(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
+      const sync = await ad.createModelSync({ name: 'n', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 2, fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }] });
+      const outcomes = [];
+      for (let i = 0; i < 2; i++) {
+        const r = await ad.startRun(sync.id);
+        outcomes.push(await ad.waitForRun(sync.id, r.id, 5000));
+      }
+      return { outcomes, seen };
+    } finally {
+      await ref.close();
+    }
+  }
+
+  test.each(ADAPTERS)('%s: runs-busy-after-end answers 409 to the second start, which the adapter waits out', async (_n, factory) => {
+    const { outcomes, seen } = await twoRuns(factory, 'runs-busy-after-end', 200);
+    expect(seen.filter((s) => s.method === 'POST' && s.path.endsWith('/executions')).map((s) => s.status)).toEqual([200, 409, 200]);
+    expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+  });
+
+  test.each(ADAPTERS)('%s: runs-pass-through-states shows states under way before the end', async (_n, factory) => {
+    const { outcomes, seen } = await twoRuns(factory, 'runs-pass-through-states', 200);
+    const states = seen.filter((s) => s.method === 'GET').map((s) => s.runStatus);
+    expect(states.slice(0, 5)).toEqual(['created', 'scheduled', 'queued', 'waiting', 'processing']);
+    expect(seen.find((s) => s.method === 'POST' && s.path.endsWith('/executions'))?.runStatus).toBe('created');
+    expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+  });
+
+  test.each(ADAPTERS)('%s: runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {
+    const { outcomes } = await twoRuns(factory, 'runs-record-errors', 410);
+    expect(outcomes[0]).toMatchObject({ status: 'completed', failed: false });
+    expect(outcomes[0]!.recordErrors).toBeGreaterThan(0);
+    expect(runEnd(outcomes[0]!)).toBe('completed with record errors');
+  });
+});
+
+describe('adapter options and the poll timeout through the CLI', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-contract-'));
+  const profile = (extra: Record<string, unknown>) => {
+    const file = join(dir, `profile-${Math.random().toString(36).slice(2)}.json`);
+    const base = JSON.parse(readFileSync(join(ROOT, 'fixtures/profiles/reference.json'), 'utf8')) as Record<string, unknown>;
+    writeFileSync(file, JSON.stringify({ ...base, $schema: undefined, ...extra }));
+    return file;
+  };
+
+  test('--adapter-option KEY=VALUE reaches the adapter over the profile\'s adapter.options; values keep their commas', async () => {
+    const spy = join(dir, 'spy.mjs');
+    writeFileSync(spy, `export default (ctx) => ({ name: 'spy', async createWebhookConnection() { const e = new Error('options ' + JSON.stringify(ctx.options) + ' poll ' + JSON.stringify(ctx.poll)); e.name = 'Unsupported'; throw e; }, async createSource() {}, async writeRows() {}, async createModelSync() {}, async startRun() {}, async waitForRun() {} });\n`);
+    const file = profile({ adapter: { options: { region: 'eu', source_connection_id: '1' }, poll: { initialMs: 7, timeoutMs: 4321 } } });
+    const r = await runCli(['run', '--adapter', spy, '--profile', file, '--adapter-option', 'source_connection_id=42', '--adapter-option', 'tables=a,b', '--only', 'WH-001', '--seed', '1']);
+    expect(r.result?.checks[0]?.reason).toBe('unsupported: the adapter could not create a webhook connection: options {"region":"eu","source_connection_id":"42","tables":"a,b"} poll {"initialMs":7,"maxMs":5000,"timeoutMs":4321}');
+    expect(r.stdout).toMatch(/--adapter-option source_connection_id=42 --adapter-option tables=a,b/);
+  });
+
+  test.each([
+    [['--adapter-option', 'no-equals'], /^dss-conformance: --adapter-option "no-equals": must be KEY=VALUE/],
+    [['--adapter-option', '=value'], /^dss-conformance: --adapter-option "=value": must be KEY=VALUE/],
+    [['--adapter-option', 'db_password=hunter2'], /^dss-conformance: --adapter-option db_password: a secret is not given on the command line/],
+    [['--adapter-option', 'database_url=postgres://u:hunter2@db/x'], /^dss-conformance: --adapter-option database_url: a secret/],
+  ])('%j is one line, exit 2, no secret echoed', async (args, message) => {
+    const r = await runCli(['run', ...args, '--seed', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr + r.stdout).not.toContain('hunter2');
+  });
+
+  test('the profile\'s adapter.poll.timeoutMs bounds the wait for a run: runs that pass through states for longer are errors', async () => {
+    const file = profile({ adapter: { poll: { initialMs: 10, maxMs: 40, timeoutMs: 100 } } });
+    const r = await runCli(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
+    expect(r.result?.checks.map((c) => [c.id, c.status]), r.stdout + r.stderr).toEqual([['WH-001', 'error']]);
+    expect(r.result?.checks[0]?.reason).toMatch(/^the adapter could not wait for the run to end: run \S+: still \w+ after \d+ ms \(budget 100 ms\)$/);
+  });
+});
