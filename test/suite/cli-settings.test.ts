@@ -31,6 +31,9 @@ function sample(flag: RunFlag, source: 'flag' | 'env' | 'config'): { argv: strin
       return { argv: [`--${flag.name}`], env: '1', config: true, expected: true };
     case 'list':
       return { argv: [`--${flag.name}`, `A${i},B${i}`], env: `A${i},B${i}`, config: [`A${i}`, `B${i}`], expected: [`A${i}`, `B${i}`] };
+    case 'repeat':
+      // Values kept whole, commas included; a variable holds one per line.
+      return { argv: [`--${flag.name}`, `a${i}=1,2`, `--${flag.name}`, `b${i}=x`], env: `a${i}=1,2\nb${i}=x`, config: [`a${i}=1,2`, `b${i}=x`], expected: [`a${i}=1,2`, `b${i}=x`] };
     case 'int':
       return { argv: [`--${flag.name}=${flag.range![1] - i}`], env: String(flag.range![1] - i), config: flag.range![1] - i, expected: String(flag.range![1] - i) };
     default:
