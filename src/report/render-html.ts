@@ -158,7 +158,9 @@ function requirementRow(run: RunResult, r: Requirement, result: RequirementResul
   const shown = checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
   const details = shown.map((c) => evidence(run, c)).join('');
   const interpretation = r.interpretation ? `<details><summary>interpretation</summary>${esc(r.interpretation)}</details>` : '';
-  return `<tr class="row-${esc(status)}" data-requirement="${esc(r.id)}" data-status="${esc(status)}"><td class="id">${esc(r.id)}</td><td>${esc(r.level)}</td><td>${esc(r.text)}${interpretation}</td><td>${esc(r.section)}</td><td class="st ${STATUS_CLASS[status] ?? ''}">${esc(label)}</td><td>${esc(reason)}${details}</td></tr>`;
+  // Evidence gets a full-width row of its own under the requirement: exchanges need the width.
+  const evidenceRow = details ? `<tr class="evidence-row row-${esc(status)}" data-evidence-for="${esc(r.id)}"><td></td><td colspan="5">${details}</td></tr>` : '';
+  return `<tr class="row-${esc(status)}" data-requirement="${esc(r.id)}" data-status="${esc(status)}"><td class="id">${esc(r.id)}</td><td>${esc(r.level)}</td><td>${esc(r.text)}${interpretation}</td><td>${esc(r.section)}</td><td class="st ${STATUS_CLASS[status] ?? ''}">${esc(label)}</td><td>${esc(reason)}</td></tr>${evidenceRow}`;
 }
 
 /** A non-passing check's message (the finding, then the redacted request and response) and its replay line. */

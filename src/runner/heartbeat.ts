@@ -43,11 +43,14 @@ export class Heartbeat {
   started(title: string): void {
     this.check = { title, since: Date.now() };
     this.wait = undefined;
+    this.quietSince = Date.now();
   }
 
   /** A check says what it waits for; undefined when that wait is over. */
   waiting(wait: { what: string; boundMs?: number } | undefined): void {
     this.wait = wait ? { ...wait, since: Date.now() } : undefined;
+    // The wait's own time counts from now: a heartbeat comes one interval into it.
+    if (wait) this.quietSince = Date.now();
   }
 
   /** Something was reported (a check finished): the quiet starts again. */

@@ -40,7 +40,7 @@ test('report.html in headless Chromium: the verdict, a failure\'s evidence after
 
   const row = page.locator('tr[data-requirement="CONN-002"]');
   expect(await row.getAttribute('data-status')).toBe('fail');
-  const evidence = row.locator('details.evidence').first();
+  const evidence = page.locator('tr[data-evidence-for="CONN-002"] details.evidence').first();
   const exchange = evidence.locator('pre').first();
   expect(await exchange.isVisible()).toBe(false);
   await evidence.locator('summary').click();
