@@ -34,7 +34,7 @@ function markColour(c: Colors, status: CheckResult['status']): (s: string) => st
 
 /** The line printed as each check finishes. */
 export function checkLine(c: CheckResult, colors: Colors = plain): string {
-  const why = c.status === 'skipped' || c.status === 'error' || c.status === 'stale' ? c.reason : c.status === 'expected-fail' ? `baseline: ${c.baseline?.reason ?? ''}` : undefined;
+  const why = c.status === 'skipped' || c.status === 'error' || c.status === 'stale' ? c.reason : c.status === 'expected-fail' ? `baseline: ${c.baseline?.reason ?? ''}` : c.status === 'passed' ? c.note : undefined;
   const title = consoleSafe(c.title);
   const note = why ? consoleSafe(`  (${why.split('\n')[0]})`) : '';
   return `  ${markColour(colors, c.status)(MARK[c.status])}  ${title}${colors.dim(note)}\n`;

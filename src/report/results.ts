@@ -47,6 +47,8 @@ export interface CheckResult {
   skipClass?: SkipClass;
   /** The baseline entry that matched this check (expected-fail, stale). */
   baseline?: { reason: string; until?: string };
+  /** For a pass: what the check saw among the answers it accepts (e.g. how the failing runs ended), redacted. */
+  note?: string;
   /** Failure message: evidence, redacted. */
   message?: string;
   durationMs: number;

@@ -4,7 +4,7 @@ import type { TestAnnotation } from 'vitest';
 import type { Redactor } from '../report/redact.ts';
 import type { CheckResult, Requirement } from '../report/results.ts';
 import { classifySkip } from '../report/verdict.ts';
-import { UNJUDGEABLE } from '../suite/check.ts';
+import { NOTE_ANNOTATION, UNJUDGEABLE } from '../suite/check.ts';
 import { WAIT_ANNOTATION, WAIT_END_ANNOTATION } from '../suite/progress.ts';
 
 const ID = /^([A-Z]+-\d{3})\b/;
@@ -108,7 +108,10 @@ export class CollectReporter implements Reporter {
       section: requirement?.section ?? '',
       durationMs: Math.round(test.diagnostic()?.duration ?? 0),
     };
-    if (result.state === 'passed') return { ...base, status: 'passed' };
+    if (result.state === 'passed') {
+      const note = test.annotations().filter((a) => a.type === NOTE_ANNOTATION).map((a) => a.message).join('; ');
+      return { ...base, status: 'passed', ...(note ? { note: this.redactor.text(note) } : {}) };
+    }
     if (result.state === 'failed') {
       const messages = (result.errors ?? []).map((e) => e.message);
       const unjudgeable = messages.find((m) => m.startsWith(UNJUDGEABLE));

@@ -62,11 +62,16 @@ export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenar
   return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1}: run ended ${run.outcome.status}, with no record error` };
 }
 
-/** `failed: 10 (400, 401, ...)`-style summary of how the judged runs ended. */
+/** How the judged runs ended: `failed: 7 (400 on batch 1; 400, 401 on batch 2)`. */
 export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: RunEnd }>): string {
-  const byEnd = new Map<RunEnd, number[]>();
-  for (const j of judged) if (j.seen) byEnd.set(j.seen, [...(byEnd.get(j.seen) ?? []), j.c.status]);
-  return [...byEnd].map(([end, statuses]) => `${end}: ${statuses.length} (${statuses.join(', ')})`).join('; ');
+  const byEnd = new Map<RunEnd, FailingCase[]>();
+  for (const j of judged) if (j.seen) byEnd.set(j.seen, [...(byEnd.get(j.seen) ?? []), j.c]);
+  return [...byEnd]
+    .map(([end, cases]) => {
+      const at = ([1, 2] as const).map((from) => [from, cases.filter((c) => c.from === from).map((c) => c.status)] as const).filter(([, s]) => s.length > 0);
+      return `${end}: ${cases.length} (${at.map(([from, statuses]) => `${statuses.join(', ')} on batch ${from}`).join('; ')})`;
+    })
+    .join('; ');
 }
 
 /**
