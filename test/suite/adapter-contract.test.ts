@@ -308,6 +308,13 @@ describe('adapter options and the poll timeout through the CLI', () => {
     expect(r.stderr + r.stdout).not.toContain('hunter2');
   });
 
+  test('an adapter that cannot read the capture log (captured: null) gets WH-022 skipped with that reason, never passed', async () => {
+    const blind = join(dir, 'blind.mjs');
+    writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
+    const r = await runCli(['run', '--adapter', blind, '--only', 'WH-022', '--seed', '1']);
+    expect(r.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-022', 'skipped', 'precondition not met: the capture log is not observable: the adapter returns captured: null']]);
+  });
+
   test('the profile\'s adapter.poll.timeoutMs bounds the wait for a run: runs that pass through states for longer are errors', async () => {
     const file = profile({ adapter: { poll: { initialMs: 10, maxMs: 40, timeoutMs: 100 } } });
     const r = await runCli(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
