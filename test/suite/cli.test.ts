@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { failedIds, ROOT, runCli, withoutTargetEnv, type CliRun } from './run-cli.ts';
 import { RUN_FLAGS } from '../../src/runner/run-flags.ts';
+import { OWNED_REPORTS } from '../../src/runner/write-reports.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
 
@@ -139,7 +140,7 @@ describe('help: -h, --help and help COMMAND on every command', () => {
 
   test('run --help names every report file, every flag, and the DSS_* and --config rule', async () => {
     const { stdout } = await runCli(['run', '--help']);
-    for (const file of ['junit.xml', 'results.json', 'requests.json', 'deliveries.json']) expect(stdout).toContain(file);
+    for (const file of OWNED_REPORTS) expect(stdout).toContain(file);
     for (const flag of RUN_FLAGS) expect(stdout).toMatch(new RegExp(`^  --${flag.name}\\b`, 'm'));
     expect(stdout).toContain('DSS_NUM_RUNS');
     expect(stdout).toMatch(/a flag wins over its variable, a variable over the file/);

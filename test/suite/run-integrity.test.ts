@@ -53,6 +53,11 @@ describe('interruption', () => {
     expect(result.checks.filter((c) => c.status === 'error' && /^interrupted/.test(c.reason ?? '')).length).toBeGreaterThan(10);
     await expectValidJunit(readFileSync(join(reports, 'junit.xml'), 'utf8'));
     expect(stdout).toMatch(/^INTERRUPTED interrupted by SIGTERM/m);
+    // The event stream is complete too: it ends with the run's end, which says why.
+    const events = readFileSync(join(reports, 'results.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; interrupted?: string });
+    expect(events[0]!.type).toBe('run-start');
+    expect(events.at(-1)).toMatchObject({ type: 'run-end', interrupted: 'interrupted by SIGTERM' });
+    expect(readFileSync(join(reports, 'report.html'), 'utf8')).toContain('interrupted: interrupted by SIGTERM');
   }, 60_000);
 
   test('--max-duration: the run stops at its budget with complete reports', async () => {
@@ -71,6 +76,7 @@ describe('reports are never stale', () => {
     const reports = mkdtempSync(join(tmpdir(), 'dssc-stale-'));
     writeFileSync(join(reports, 'junit.xml'), '<testsuites name="old green run" tests="70" failures="0"/>');
     writeFileSync(join(reports, 'results.json'), '{"old": true}');
+    for (const file of ['report.html', 'summary.md', 'results.ndjson']) writeFileSync(join(reports, file), 'old green run');
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
@@ -82,6 +88,11 @@ describe('reports are never stale', () => {
     expect(junit).toMatch(/<error message="target http:\/\/127\.0\.0\.1:\d+ unreachable: connection refused"/);
     await expectValidJunit(junit);
     expect(readResult(reports).aborted).toMatchObject({ exitCode: 3 });
+    // Every report says why, from the same stream: it ends with the aborted run's end.
+    for (const file of ['report.html', 'summary.md', 'results.ndjson']) expect(readFileSync(join(reports, file), 'utf8')).not.toContain('old green run');
+    expect(readFileSync(join(reports, 'summary.md'), 'utf8')).toMatch(/Run aborted \(exit 3\): target http/);
+    const last = JSON.parse(readFileSync(join(reports, 'results.ndjson'), 'utf8').trim().split('\n').at(-1)!) as { type: string; aborted?: { exitCode: number } };
+    expect(last).toMatchObject({ type: 'run-end', aborted: { exitCode: 3 } });
   });
 });
 
