@@ -18,7 +18,8 @@ const notJudged = (c: CheckResult) => c.status === 'failed' || c.status === 'sta
 function cell(text: string): string {
   return escapeControls(text)
     .replace(/\r?\n/g, ' ')
-    .replace(/[\\`*_{}[\]<>()#+!|~&]/g, (c) => `\\${c}`)
+    // Whatever could open markup, a link, HTML or a table cell; text never starts a line here.
+    .replace(/[\\`*_{}[\]<>|~&]/g, (c) => `\\${c}`)
     .slice(0, 300);
 }
 
