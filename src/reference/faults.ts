@@ -12,7 +12,7 @@ import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
-import { runVariants } from './faults/benign-runs.ts';
+import { runFaults, runVariants } from './faults/benign-runs.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -31,6 +31,7 @@ export const FAULTS: readonly Fault[] = [
   ...deliveryReceiverFaults,
   ...deliveryDataFaults,
   ...errorBodyFaults,
+  ...runFaults,
 ];
 
 export function faultNames(): string[] {

@@ -9,6 +9,7 @@ import { pollSettings } from '../../src/adapters/options.ts';
 import { runEnd, DEFAULT_POLL, type AdapterContext, type AdapterFactory, type PollSettings, type TargetAdapter } from '../../src/adapters/types.ts';
 import { startReceiver, type Receiver } from '../../src/receiver/index.ts';
 import { startReference } from '../../src/reference/index.ts';
+import { runFaults } from '../../src/reference/faults/benign-runs.ts';
 import { SOURCE_COLUMNS } from '../../src/suite/webhook-columns.ts';
 import { EDGE_ROWS, MAIN_EDITS, PAIR_ROWS } from '../../src/suite/webhook-data.ts';
 import { ROOT, runCli } from './run-cli.ts';
@@ -267,6 +268,16 @@ describe('against the reference and its run variants', () => {
     expect(states.slice(0, 5)).toEqual(['created', 'scheduled', 'queued', 'waiting', 'processing']);
     expect(seen.find((s) => s.method === 'POST' && s.path.endsWith('/executions'))?.runStatus).toBe('created');
     expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+  });
+
+  test.each(ADAPTERS)('%s: the fault failure-hidden-as-completed ends a run whose receiver failed completed with no record error', async (_n, factory) => {
+    const { outcomes } = await twoRuns(factory, 'failure-hidden-as-completed', 410);
+    expect(outcomes[0]).toMatchObject({ status: 'completed', failed: false, recordErrors: 0, errors: [] });
+    expect(runEnd(outcomes[0]!)).toBe('completed');
+  });
+
+  test('every fault of runFaults (benign-runs.ts) has a probe here', () => {
+    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed']);
   });
 
   test.each(ADAPTERS)('%s: runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {

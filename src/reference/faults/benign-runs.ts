@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.ts';
-import { beforeRoute, editSuccess, ROUTES, type Fault } from './fault.ts';
+import { beforeRoute, editSuccess, ROUTES, type Fault, type ReferenceSeams } from './fault.ts';
 
 // Benign variants of a run's life as the real service shows it (the spec shows no run API at all,
 // so every answer here conforms): runs that pass through states under way before their end, a
@@ -51,24 +51,41 @@ export const runVariants: readonly Fault[] = [
     name: 'runs-record-errors',
     breaks: [],
     description: "A run whose receiver answered 4xx/5xx (or did not answer) ends 'completed' with counts.error and errors[] (completed with record errors), not 'failed'; every ended run carries counts.",
-    apply: ({ app, config }) => {
-      // Records of the batch a run was sending when it stopped: the ones in error.
-      const lastBatch = new Map<string, number>();
-      const buildPayload = config.delivery.buildPayload;
-      config.delivery.buildPayload = (batch) => {
-        lastBatch.set(batch.run.id, batch.records.length);
-        return buildPayload(batch);
-      };
-      editSuccess(app, 'GET', ROUTES.run, (data: Data) => {
-        if (data.status !== 'completed' && data.status !== 'failed') return;
-        const delivered = typeof data.records_delivered === 'number' ? data.records_delivered : 0;
-        const errored = data.status === 'failed' ? Math.max(lastBatch.get(String(data.id)) ?? 1, 1) : 0;
-        data.counts = { total: delivered + errored, insert: 0, update: 0, upserts: delivered, delete: 0, error: errored, warnings: 0 };
-        data.errors = data.status === 'failed' ? [{ message: String(data.error ?? 'records were not delivered') }] : [];
-        data.completed_at = data.finished_at;
-        data.status = 'completed';
-        data.error = null;
-      });
-    },
+    apply: (seams) => failedAsCompleted(seams, true),
+  },
+];
+
+/**
+ * Answers a failed run as 'completed' in the real service's shape (counts, errors[],
+ * completed_at); with `counted`, its record errors are the records of the batch that failed,
+ * without, none (the failure is then shown nowhere).
+ */
+function failedAsCompleted({ app, config }: ReferenceSeams, counted: boolean): void {
+  // Records of the batch a run was sending when it stopped: the ones in error.
+  const lastBatch = new Map<string, number>();
+  const buildPayload = config.delivery.buildPayload;
+  config.delivery.buildPayload = (batch) => {
+    lastBatch.set(batch.run.id, batch.records.length);
+    return buildPayload(batch);
+  };
+  editSuccess(app, 'GET', ROUTES.run, (data: Data) => {
+    if (data.status !== 'completed' && data.status !== 'failed') return;
+    const delivered = typeof data.records_delivered === 'number' ? data.records_delivered : 0;
+    const errored = counted && data.status === 'failed' ? Math.max(lastBatch.get(String(data.id)) ?? 1, 1) : 0;
+    data.counts = { total: delivered + errored, insert: 0, update: 0, upserts: delivered, delete: 0, error: errored, warnings: 0 };
+    data.errors = errored > 0 ? [{ message: String(data.error ?? 'records were not delivered') }] : [];
+    data.completed_at = data.finished_at;
+    data.status = 'completed';
+    data.error = null;
+  });
+}
+
+/** The boundary of runs-record-errors: the same answer without the record errors. */
+export const runFaults: readonly Fault[] = [
+  {
+    name: 'failure-hidden-as-completed',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A run whose receiver answered 4xx/5xx ends 'completed' with counts.error 0 and no errors[]: the failure shows nowhere (as runs-record-errors, but uncounted).",
+    apply: (seams) => failedAsCompleted(seams, false),
   },
 ];
