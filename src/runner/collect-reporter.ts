@@ -2,10 +2,10 @@ import { basename } from 'node:path';
 import type { Reporter, TestModule, TestCase } from 'vitest/node';
 import type { TestAnnotation } from 'vitest';
 import type { Redactor } from '../report/redact.ts';
-import type { CheckResult, Requirement } from '../report/results.ts';
+import type { CheckResult, DeliveryRecord, Requirement } from '../report/results.ts';
 import { classifySkip } from '../report/verdict.ts';
 import { NOTE_ANNOTATION, UNJUDGEABLE } from '../suite/check.ts';
-import { WAIT_ANNOTATION, WAIT_END_ANNOTATION } from '../suite/progress.ts';
+import { DELIVERY_ANNOTATION, WAIT_ANNOTATION, WAIT_END_ANNOTATION } from '../suite/progress.ts';
 
 const ID = /^([A-Z]+-\d{3})\b/;
 
@@ -24,6 +24,8 @@ export class CollectReporter implements Reporter {
   onStart: ((title: string) => void) | undefined;
   /** Called when a check says what it waits for (undefined: the wait is over). */
   onWait: ((wait: { what: string; boundMs?: number } | undefined) => void) | undefined;
+  /** Called with each delivery as the receiver gets it (the stream's delivery events). */
+  onDelivery: ((delivery: DeliveryRecord) => void) | undefined;
   /** Called with each error outside any check, redacted. */
   onError: ((message: string) => void) | undefined;
   /** The version of the current pass (--api-version all): results are titled `… @<version>`. */
@@ -47,6 +49,7 @@ export class CollectReporter implements Reporter {
   }
 
   onTestCaseAnnotate(_test: TestCase, annotation: TestAnnotation): void {
+    if (annotation.type === DELIVERY_ANNOTATION) return this.delivered(annotation.message);
     if (annotation.type === WAIT_END_ANNOTATION) this.onWait?.(undefined);
     if (annotation.type !== WAIT_ANNOTATION) return;
     try {
@@ -54,6 +57,15 @@ export class CollectReporter implements Reporter {
       this.onWait?.({ what: this.redactor.text(wait.what), ...(wait.boundMs !== undefined ? { boundMs: wait.boundMs } : {}) });
     } catch {
       // Not ours after all: no heartbeat detail.
+    }
+  }
+
+  /** A delivery record the worker announced as the receiver got it (already redacted there; once more here). */
+  private delivered(message: string): void {
+    try {
+      this.onDelivery?.(this.redactor.value(JSON.parse(message) as DeliveryRecord));
+    } catch {
+      // Not a record: the pass's delivery log still has it.
     }
   }
 

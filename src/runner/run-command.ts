@@ -181,10 +181,16 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     };
     collector.onWait = (wait) => heartbeat.waiting(wait);
     collector.onError = (message) => log.emit({ type: 'run-error', message });
+    // Deliveries go into the stream as they arrive; the pass's log adds any that came between checks.
+    const announced = new Set<string>();
+    collector.onDelivery = (delivery) => {
+      announced.add(deliveryKey(delivery));
+      log.emit({ type: 'delivery', delivery });
+    };
     heartbeat.start();
     const finish = (interrupted?: string): number => {
       heartbeat.stop();
-      collectDeliveries(reportsDir, log);
+      collectDeliveries(reportsDir, log, announced);
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       const folded = writeReports(reportsDir, log.events, redactor);
@@ -219,7 +225,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collector.version = versions.length > 1 ? version : undefined;
         const pass = versions.length > 1 ? { ...settings, apiVersion: version, versionPass: { version, index, first: index === 0 } } : settings;
         await runSuite(pass, pattern, collector);
-        collectDeliveries(reportsDir, log);
+        collectDeliveries(reportsDir, log, announced);
       }
     } finally {
       clearTimeout(budget);
@@ -280,13 +286,17 @@ function ensureWritable(dir: string, label: string): void {
  * Each pass's worker writes the receiver's log (every delivery, malformed ones too) to
  * deliveries.json; each is an event of the stream, and the final file is rendered from them all.
  */
-function collectDeliveries(dir: string, log: EventLog): void {
+function collectDeliveries(dir: string, log: EventLog, announced: Set<string>): void {
   const deliveries = readDeliveryLog(dir);
   if (!deliveries) return;
   log.emit({ type: 'receiver' });
-  for (const delivery of deliveries) log.emit({ type: 'delivery', delivery });
+  for (const delivery of deliveries) if (!announced.has(deliveryKey(delivery))) log.emit({ type: 'delivery', delivery });
+  announced.clear();
   rmSync(join(dir, 'deliveries.json'), { force: true });
 }
+
+/** A delivery is the receiver's seq at its arrival time (seq restarts with each pass's receiver). */
+const deliveryKey = (d: { seq: number; receivedAt: string }) => `${d.seq} ${d.receivedAt}`;
 
 function readDeliveryLog(dir: string): RunResult['deliveries'] {
   const file = join(dir, 'deliveries.json');

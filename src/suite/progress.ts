@@ -6,6 +6,8 @@ import { TestRunner } from 'vitest';
 
 export const WAIT_ANNOTATION = 'dssc-wait';
 export const WAIT_END_ANNOTATION = 'dssc-wait-end';
+/** A delivery the receiver got, as its report record: the runner writes it to the stream as it arrives. */
+export const DELIVERY_ANNOTATION = 'dssc-delivery';
 
 async function annotate(message: string, type: string): Promise<void> {
   const test = TestRunner.getCurrentTest();
@@ -22,4 +24,13 @@ export async function waitingFor<T>(what: string, boundMs: number | undefined, f
   } finally {
     await annotate('', WAIT_END_ANNOTATION);
   }
+}
+
+/**
+ * Tells the runner of a delivery as the receiver records it, through whichever check is running
+ * (the scenario it belongs to may have been started by another). The record is already redacted.
+ * With no check running the runner still gets it from the pass's delivery log.
+ */
+export function announceDelivery(record: unknown): void {
+  void annotate(JSON.stringify(record), DELIVERY_ANNOTATION);
 }

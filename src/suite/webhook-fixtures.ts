@@ -10,7 +10,7 @@ import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { SOURCE_COLUMNS } from './webhook-columns.ts';
-import { waitingFor } from './progress.ts';
+import { announceDelivery, waitingFor } from './progress.ts';
 import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
@@ -25,7 +25,7 @@ export function receiver(): Promise<Receiver> {
   return once('receiver', async () => {
     const r = settings().receiver;
     try {
-      return await startReceiver({ host: r.host, port: r.port, ...(r.publicUrl ? { publicUrl: r.publicUrl } : {}), keepInflated: false });
+      return await startReceiver({ host: r.host, port: r.port, ...(r.publicUrl ? { publicUrl: r.publicUrl } : {}), keepInflated: false, onDelivery: (d) => announceDelivery(deliveryRecord(d)) });
     } catch (error) {
       throw new Unmet(`the capturing receiver could not listen on ${r.host}:${r.port} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
@@ -114,6 +114,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
   return once(`begin:${label}`, async () => {
     const [rec, ad] = await Promise.all([receiver(), adapter()]);
     const channel = rec.channel(label);
+    channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
     const connection = await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
@@ -201,14 +202,14 @@ function unmet(what: string) {
   };
 }
 
-/** Every delivery the receiver got, malformed ones included, for the report (secrets redacted). */
-export async function writeDeliveryLog(): Promise<void> {
-  const rec = await receiver().catch(() => undefined);
-  if (!rec) return;
-  const byChannel = new Map([...scenarios.entries()].map(([label, s]) => [s.channel.id, label]));
-  const log = rec.deliveries().map((d) => ({
+/** The channel each scenario's deliveries arrive on, by channel id: a delivery's record names its scenario. */
+const channelLabels = new Map<string, string>();
+
+/** One delivery as the reports show it (secrets redacted). */
+function deliveryRecord(d: Delivery) {
+  return {
     seq: d.seq,
-    scenario: d.channel ? byChannel.get(d.channel) ?? d.channel : null,
+    scenario: d.channel ? channelLabels.get(d.channel) ?? d.channel : null,
     receivedAt: d.receivedAt,
     method: d.method,
     path: d.path,
@@ -218,7 +219,14 @@ export async function writeDeliveryLog(): Promise<void> {
     records: Array.isArray((d.json as { object?: { records?: unknown } } | undefined)?.object?.records) ? ((d.json as { object: { records: unknown[] } }).object.records.length) : null,
     violations: d.violations,
     status: d.response.status,
-  }));
+  };
+}
+
+/** Every delivery the receiver got, malformed ones included, for the report (secrets redacted). */
+export async function writeDeliveryLog(): Promise<void> {
+  const rec = await receiver().catch(() => undefined);
+  if (!rec) return;
+  const log = rec.deliveries().map(deliveryRecord);
   const dir = settings().reportsDir;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'deliveries.json'), JSON.stringify({ receiver: rec.url, deliveries: log }, null, 2) + '\n');
