@@ -9,6 +9,7 @@ commands:
   faults     list the reference's faults and the requirement each breaks
   coverage   list requirements with their level and the checks that cover them
   baseline   write a known-failures baseline (for run --baseline) from a results.json
+  merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -23,6 +24,7 @@ const commands: Record<string, () => Promise<Command>> = {
   faults: async () => (await import('./reference/faults-command.ts')).faultsCommand,
   coverage: async () => (await import('./runner/coverage-command.ts')).coverageCommand,
   baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
+  merge: async () => (await import('./runner/merge-command.ts')).mergeCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

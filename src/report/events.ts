@@ -1,5 +1,6 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Baseline } from './baseline.ts';
+import type { ErrorAnswer } from './error-answers.ts';
 import type { Redactor } from './redact.ts';
 import type { CheckResult, DeliveryRecord } from './results.ts';
 import type { RunVerdict } from './verdict.ts';
@@ -42,6 +43,8 @@ export interface RunStartEvent {
   settings: Record<string, unknown>;
   /** The baseline applied, with its entries: the fold applies it, so re-rendering needs nothing else. */
   baseline?: (Baseline & { file: string }) | undefined;
+  /** run --shard I/N: this stream is one slice of a run; `dss-conformance merge` joins the N. */
+  shard?: { index: number; count: number } | undefined;
 }
 
 export interface CheckStartEvent { type: 'check-start'; at: string; title: string; version?: string | undefined }
@@ -50,6 +53,10 @@ export interface DeliveryEvent { type: 'delivery'; at: string; delivery: Deliver
 /** The webhook checks ran (their receiver wrote a log, even an empty one). */
 export interface ReceiverEvent { type: 'receiver'; at: string }
 export interface HeartbeatEvent { type: 'heartbeat'; at: string; waitingFor: string; elapsedMs: number; boundMs?: number | undefined }
+/** An answer with status >= 400 the client saw (ERR-001/002/003 judge them all when folding). */
+export interface ErrorAnswerEvent { type: 'error-answer'; at: string; answer: ErrorAnswer }
+/** The spec files (areas) vitest ran in this pass; a shard runs a slice of them. */
+export interface SuiteFilesEvent { type: 'suite-files'; at: string; areas: string[] }
 /** A problem outside any check (a spec that failed to load, an unhandled rejection). */
 export interface RunErrorEvent { type: 'run-error'; at: string; message: string }
 export interface RunEndEvent {
@@ -62,7 +69,7 @@ export interface RunEndEvent {
   verdict?: RunVerdict | undefined;
 }
 
-export type RunEvent = RunStartEvent | CheckStartEvent | CheckResultEvent | DeliveryEvent | ReceiverEvent | HeartbeatEvent | RunErrorEvent | RunEndEvent;
+export type RunEvent = RunStartEvent | CheckStartEvent | CheckResultEvent | DeliveryEvent | ReceiverEvent | HeartbeatEvent | ErrorAnswerEvent | SuiteFilesEvent | RunErrorEvent | RunEndEvent;
 
 /** An event without its timestamp: the log stamps it. */
 export type NewEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'at'> : never) : never;

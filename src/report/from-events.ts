@@ -1,7 +1,8 @@
 import { applyBaseline } from './baseline.ts';
+import { judgeErrorAnswers, type ErrorAnswer } from './error-answers.ts';
 import type { DeclaredCapabilities, RunEvent, RunStartEvent } from './events.ts';
 import type { CheckResult, DeliveryRecord, Requirement, RunResult } from './results.ts';
-import { runVerdict } from './verdict.ts';
+import { runVerdict, type RunVerdict } from './verdict.ts';
 
 // The one place a run's result is computed: every renderer gets the RunResult folded here from the
 // event stream, so the verdict and every run-level judgement come out the same whether the events
@@ -23,6 +24,8 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
   const checks: CheckResult[] = [];
   const errors: string[] = [];
   const deliveries: DeliveryRecord[] = [];
+  const answers: ErrorAnswer[] = [];
+  const areas = new Set<string>();
   let receiver = false;
   const waits = new Map<string, FoldedRun['waits'][number]>();
   for (const e of events) {
@@ -30,6 +33,8 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
     else if (e.type === 'run-error') errors.push(e.message);
     else if (e.type === 'delivery') deliveries.push(e.delivery);
     else if (e.type === 'receiver') receiver = true;
+    else if (e.type === 'error-answer') answers.push(e.answer);
+    else if (e.type === 'suite-files') for (const a of e.areas) areas.add(a);
     else if (e.type === 'heartbeat') waits.set(e.waitingFor, { waitingFor: e.waitingFor, elapsedMs: e.elapsedMs, boundMs: e.boundMs });
   }
   // A shard's deliveries are numbered from 1 again: renumbered in stream order.
@@ -40,7 +45,8 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
   const selectedIds = starts.some((s) => s.selected === undefined) ? undefined : starts.flatMap((s) => s.selected ?? []);
   const selected = selectedIds && selectedIds.length > 0 ? new Set(selectedIds) : undefined;
 
-  let judged = checks;
+  // Run-level judgements over the whole stream (every shard's answers when merged).
+  let judged = judgeErrorAnswers(checks, answers);
   if (interrupted) {
     for (const r of requirements) {
       if ((!selected || selected.has(r.id)) && !judged.some((c) => c.id === r.id)) {
@@ -75,5 +81,34 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
     ...(baseline ? { baseline: { file: baseline.file, unmatched } } : {}),
   };
   run.verdict = runVerdict(requirements, judged, [...errors, ...problems], selected);
+  const shards = shardsOf(starts);
+  if (shards) {
+    run.shards = shards;
+    if (shards.missing.length > 0) unmerged(run.verdict, shards, requirements, areas);
+  }
   return { run, start, capabilities: start?.capabilities, waits: [...waits.values()] };
+}
+
+/** The shards a stream holds, and which of the count are missing (a shard alone, or a partial merge). */
+function shardsOf(starts: readonly RunStartEvent[]): NonNullable<RunResult['shards']> | undefined {
+  const sharded = starts.map((s) => s.shard).filter((x): x is NonNullable<RunStartEvent['shard']> => x !== undefined);
+  if (sharded.length === 0) return undefined;
+  const count = sharded[0]!.count;
+  const present = [...new Set(sharded.map((s) => s.index))].sort((a, b) => a - b);
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.includes(i));
+  return { count, present, missing };
+}
+
+/**
+ * Some shards are missing: their requirements were not run here, so the run is at best
+ * INCOMPLETE (a shard alone is never CONFORMANT, even when its slice holds every requirement).
+ */
+function unmerged(v: RunVerdict, shards: NonNullable<RunResult['shards']>, requirements: Requirement[], areas: ReadonlySet<string>): void {
+  const why = `not run in ${shards.present.length === 1 ? `this shard (${shards.present[0]}/${shards.count})` : `shards ${shards.present.map((i) => `${i}/${shards.count}`).join(', ')}`}: merge the shards (dss-conformance merge)`;
+  for (const r of v.requirements) {
+    const spec = requirements.find((x) => x.id === r.id)?.spec.replace(/\.spec\.ts$/, '');
+    if (r.status === 'not-run' && (areas.size === 0 || !spec || !areas.has(spec))) r.reason = why;
+  }
+  v.unjudged.unshift(`shards ${shards.missing.map((i) => `${i}/${shards.count}`).join(', ')} (not merged)`);
+  if (v.verdict === 'CONFORMANT') v.verdict = 'INCOMPLETE';
 }

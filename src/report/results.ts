@@ -78,6 +78,8 @@ export interface RunResult {
   problems?: string[] | undefined;
   /** The baseline file applied, and its entries that matched no check. */
   baseline?: { file: string; unmatched: string[] } | undefined;
+  /** A shard's stream, or a merge of some: how many shards the run has, which are here, which missing. */
+  shards?: { count: number; present: number[]; missing: number[] } | undefined;
   /** The requirement roll-up and the run verdict, computed from the checks above. */
   verdict?: RunVerdict | undefined;
 }

@@ -36,6 +36,9 @@ export function replayLines(r: ResolvedFlags, o: { embedded: boolean; seed: numb
       if (!o.embedded && value !== undefined) check.push(`--${name} "$${r.sources[name]?.variable ?? `DSS_${name.toUpperCase().replace(/-/g, '_')}`}"`);
     } else if (name === 'api-version') {
       if (value !== undefined) (value === 'all' ? run : check).push(`--api-version ${shellQuote(value as string)}`);
+    } else if (name === 'shard') {
+      // The run's line reruns the slice; a check's line runs the check alone, in no shard.
+      if (value !== undefined) run.push(`--shard ${shellQuote(value as string)}`);
     } else if (value === undefined || flag.replay === 'never' || flag.replay === 'special') {
       continue;
     } else {

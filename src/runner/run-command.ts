@@ -18,7 +18,9 @@ import { runStartEvent } from './run-events.ts';
 import { ciOutputs, OWNED_REPORTS, writeReports } from './write-reports.ts';
 import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
-import { onlyPattern, runSuite } from './run-suite.ts';
+import { onlyPattern, runSuite, specFileCount } from './run-suite.ts';
+import { collectErrorAnswers, parseShard } from './shard.ts';
+import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -68,7 +70,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of OWNED_REPORTS) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {
@@ -118,6 +120,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const requirements = loadRequirements();
   const known = new Set(requirements.map((r) => r.id));
   const only = selectRequirements(requirements, list('only'), list('exclude'), { only: label('only'), exclude: label('exclude') }) ?? [];
+  const shard = parseShard(str('shard'), label('shard'), specFileCount());
 
   const receiverPort = int('receiver-port') ?? 0;
   const tolerance = int('timestamp-tolerance-s') ?? 300;
@@ -160,10 +163,11 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     state.redactor = redactor;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
     log.on((e) => {
-      if (e.type === 'check-result') process.stdout.write(checkLine(e.check, colors));
+      // The ERR checks are judged over the whole stream: their lines come with the fold, at the end.
+      if (e.type === 'check-result' && !runLevel(e.check.id)) process.stdout.write(checkLine(e.check, colors));
       else if (e.type === 'heartbeat') process.stdout.write(heartbeatLine(e.waitingFor, e.elapsedMs, e.boundMs, colors));
     });
-    log.emit(runStartEvent({ settings, flags, faults, versions, selected: only, baseline: baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined }));
+    log.emit(runStartEvent({ settings, flags, faults, versions, selected: only, baseline: baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined, shard }));
 
     process.stdout.write(redactor.text(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${faults.length ? ` with fault ${faults.join(', ')}` : ''}` : redactUserinfo(baseUrl)}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}`) + '\n');
     const { hint } = await preflight(settings, redactor);
@@ -191,9 +195,11 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const finish = (interrupted?: string): number => {
       heartbeat.stop();
       collectDeliveries(reportsDir, log, announced);
+      collectErrorAnswers(reportsDir, log);
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       const folded = writeReports(reportsDir, log.events, redactor);
+      for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
       const annotations = ciOutputs(folded, redactor);
       const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));
       // The verdict line comes last: the reports and the rerun line go before the summary's end.
@@ -224,8 +230,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collector.selection = pattern;
         collector.version = versions.length > 1 ? version : undefined;
         const pass = versions.length > 1 ? { ...settings, apiVersion: version, versionPass: { version, index, first: index === 0 } } : settings;
-        await runSuite(pass, pattern, collector);
+        const areas = await runSuite(pass, pattern, collector, shard ? `${shard.index}/${shard.count}` : undefined);
+        log.emit({ type: 'suite-files', areas });
         collectDeliveries(reportsDir, log, announced);
+        collectErrorAnswers(reportsDir, log);
       }
     } finally {
       clearTimeout(budget);

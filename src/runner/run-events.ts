@@ -37,7 +37,7 @@ function publicSettings(flags: Flags): Record<string, unknown> {
   return out;
 }
 
-export function runStartEvent(o: { settings: RunSettings; flags: Flags; faults: string[]; versions: string[]; selected: string[]; baseline: (Baseline & { file: string }) | undefined }): NewEvent {
+export function runStartEvent(o: { settings: RunSettings; flags: Flags; faults: string[]; versions: string[]; selected: string[]; baseline: (Baseline & { file: string }) | undefined; shard?: { index: number; count: number } | undefined }): NewEvent {
   const s = o.settings;
   return {
     type: 'run-start',
@@ -56,5 +56,6 @@ export function runStartEvent(o: { settings: RunSettings; flags: Flags; faults: 
     ...(o.selected.length > 0 ? { selected: o.selected } : {}),
     settings: publicSettings(o.flags),
     ...(o.baseline ? { baseline: o.baseline } : {}),
+    ...(o.shard ? { shard: o.shard } : {}),
   };
 }

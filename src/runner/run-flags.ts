@@ -42,6 +42,7 @@ export const RUN_FLAGS: readonly RunFlag[] = [
   { name: 'timeout-ms', kind: 'int', value: 'N', range: [100, 600_000], replay: 'value', help: 'per-request timeout (default: 10000)' },
   { name: 'max-rps', kind: 'int', value: 'N', range: [1, 100_000], replay: 'value', help: 'request rate bound (default: 20 against --base-url, unbounded for the embedded reference)' },
   { name: 'api-version', kind: 'string', value: 'V', replay: 'special', help: `X-Service-Version the checks send: one of ${KNOWN_VERSIONS.join(', ')}\n(default ${DEFAULT_API_VERSION}), or 'all': one pass per version the profile declares supported\n(versions.supported, default all), each result labelled '@<version>'; the VER checks run in the first pass` },
+  { name: 'shard', kind: 'string', value: 'I/N', replay: 'special', help: 'run slice I of N (vitest\'s sharding of the spec files, deterministic) with its own run id;\nits verdict is at best INCOMPLETE until \'dss-conformance merge\' joins the N report folders' },
   { name: 'fault', kind: 'list', value: 'NAME', replay: 'value', help: 'embedded reference only: break one rule of it (repeatable; see \'dss-conformance faults\')' },
   { name: 'variant', kind: 'list', value: 'NAME', replay: 'value', help: 'embedded reference only: make it conforming-but-unusual in one way (repeatable)' },
   { name: 'adapter', kind: 'string', value: 'FILE', path: true, replay: 'value', help: 'module whose default export makes the target adapter for the webhook checks\n(default: the built-in adapter, for the reference and targets shaped like it)' },

@@ -1,5 +1,5 @@
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readdirSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
 import { packageRoot } from '../paths.ts';
@@ -12,6 +12,12 @@ function specGlob(): string {
   return existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? 'specs/*.spec.ts' : 'dist/specs/*.spec.js';
 }
 
+/** How many spec files there are: a run can be cut into at most that many shards. */
+export function specFileCount(): number {
+  const [dir, suffix] = existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? [join(packageRoot, 'specs'), '.spec.ts'] : [join(packageRoot, 'dist', 'specs'), '.spec.js'];
+  return readdirSync(dir).filter((f) => f.endsWith(suffix)).length;
+}
+
 function setupFile(): string {
   const source = join(packageRoot, 'src', 'suite', 'setup.ts');
   return existsSync(source) ? source : join(packageRoot, 'dist', 'src', 'suite', 'setup.js');
@@ -21,16 +27,27 @@ function setupFile(): string {
  * change the request sequence between two runs with one seed. */
 class ByName extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    return [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
+    const sorted = [...files].sort((a, b) => a.moduleId.localeCompare(b.moduleId));
+    // What this pass runs (a shard's slice is chosen before sorting), for the stream.
+    ran = sorted.map((f) => basename(f.moduleId).replace(/\.spec\.[cm]?[jt]s$/, ''));
+    return sorted;
   }
 }
+
+/** The areas (spec files) of the last pass, as vitest handed them to the sequencer. */
+let ran: string[] = [];
 
 export function onlyPattern(ids: string[]): RegExp {
   return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
 }
 
-/** Runs the spec files (the checks whose titles match pattern, all when undefined); results arrive in the collector. */
-export async function runSuite(settings: RunSettings, pattern: RegExp | undefined, collector: CollectReporter): Promise<void> {
+/**
+ * Runs the spec files (the checks whose titles match pattern, all when undefined); results arrive
+ * in the collector. shard: vitest's own sharding of the spec files ("2/3"), a deterministic slice
+ * (by a hash of each file's path). Returns the areas (spec files) the pass ran.
+ */
+export async function runSuite(settings: RunSettings, pattern: RegExp | undefined, collector: CollectReporter, shard?: string): Promise<string[]> {
+  ran = [];
   const vitest = await startVitest(
     [],
     {
@@ -51,10 +68,12 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000, 3 * pollSettings(settings.profile).timeoutMs + 30_000),
       hookTimeout: 60_000,
       ...(pattern ? { testNamePattern: pattern } : {}),
+      ...(shard ? { shard } : {}),
     },
     { logLevel: 'silent', cacheDir: join(tmpdir(), 'dss-conformance-vite') },
   );
   await vitest.close();
   // vitest sets the exit code from its own view; ours comes from the verdict.
   process.exitCode = undefined;
+  return ran;
 }
