@@ -12,7 +12,7 @@ export interface ReferenceOptions {
   apiKey?: string;
   /** Organization key for `Basic`; generated when absent. */
   orgKey?: string;
-  /** How long after creation a connection's source schemas become cached; default 1500. */
+  /** How long after creation a connection's source schemas become cached; default 500: long enough to be seen, short enough that every run (one per version with --api-version all) waits little. */
   schemaCacheDelayMs?: number;
   /** Names of faults to inject (faults.ts); an unknown name throws UsageError. */
   faults?: string[];
@@ -41,7 +41,7 @@ export interface ReferenceConfig {
   deliveryTimeoutMs: number;
 }
 
-export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 1500;
+export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 500;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A random key that never starts with '-', which command lines would read as a flag. */
