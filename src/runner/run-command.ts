@@ -148,7 +148,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets: allSecrets,
       replay: replay.check,
-      embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined,
+      embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined, sharded: shard !== undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,

@@ -46,6 +46,8 @@ export interface RunSettings {
   clockSkewS: number;
   /** The requirement IDs the run selected (--only, --exclude); undefined when all are. */
   selected?: string[] | undefined;
+  /** This run is one shard (--shard I/N): which spec files it runs is vitest's choice, so nothing starts ahead of its file. */
+  sharded?: boolean | undefined;
 }
 
 declare module 'vitest' {
