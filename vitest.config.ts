@@ -9,5 +9,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     // The fault matrix runs the CLI once per fault in child processes; three at a time fits 2 cores.
     maxConcurrency: 3,
+    // Two files at a time: most files wait on child processes and loopback servers, so a second
+    // one fills the gaps (vitest's default on 2 cores is one file at a time).
+    maxWorkers: 2,
   },
 });
