@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /** Documented exit codes of every dss-conformance command (README › Exit codes). */
 export const EXIT = {
   ok: 0,
@@ -29,4 +31,15 @@ export function parseIntFlag(name: string, raw: string | undefined, min: number,
   const value = Number(raw);
   if (value < min || value > max) throw new UsageError(`${label} must be ${range}, got ${raw}`);
   return value;
+}
+
+/** A JSON file the user named (profile, config, baseline, results): any problem reading it is one UsageError line, `<label>: <why>`. */
+export function readJsonFile(file: string, label: string): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
+    throw new UsageError(`${label}: ${why}`);
+  }
 }

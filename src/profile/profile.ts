@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { UsageError } from '../cli-errors.ts';
+import { UsageError, readJsonFile } from '../cli-errors.ts';
 import { describeErrors } from '../schemas.ts';
 import { fixturesDir } from '../paths.ts';
 
@@ -61,14 +61,7 @@ export interface LoadedProfile {
 
 /** Reads, resolves {"$env"} references in, and validates a profile file; any problem is one UsageError line. */
 export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env): LoadedProfile {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
-    throw new UsageError(`profile ${path}: ${why}`);
-  }
+  const raw: unknown = readJsonFile(path, `profile ${path}`);
   const secrets: string[] = [];
   const resolved = resolveEnv(raw, '', env, secrets, path);
   const validate = schemaValidator();

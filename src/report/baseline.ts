@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { UsageError } from '../cli-errors.ts';
+import { UsageError, readJsonFile } from '../cli-errors.ts';
 import { fixturesDir } from '../paths.ts';
 import type { CheckResult } from './results.ts';
 
@@ -79,14 +79,7 @@ export function baselineProblem(value: unknown): string | undefined {
 
 /** Reads and validates a baseline file; any problem is one UsageError line. */
 export function loadBaseline(path: string): Baseline {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
-    throw new UsageError(`baseline ${path}: ${why}`);
-  }
+  const raw: unknown = readJsonFile(path, `baseline ${path}`);
   const problem = baselineProblem(raw);
   if (problem) throw new UsageError(`baseline ${path}: ${problem}`);
   const baseline = raw as Baseline;

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { EXIT, UsageError } from '../cli-errors.ts';
+import { EXIT, UsageError, readJsonFile } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
 import { baselineProblem, utcDay, type Baseline } from '../report/baseline.ts';
 import type { CheckResult, RunResult } from '../report/results.ts';
@@ -45,14 +45,7 @@ export async function baselineCommand(argv: string[]): Promise<number> {
 
 /** Reads a results.json, checking just the fields a baseline is made from. */
 function readRun(file: string): RunResult {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
-    throw new UsageError(`results ${file}: ${why}`);
-  }
+  const raw: unknown = readJsonFile(file, `results ${file}`);
   const notResults = (why: string) => new UsageError(`results ${file}: not a dss-conformance results.json (${why})`);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw notResults('not an object');
   const run = raw as Partial<RunResult>;

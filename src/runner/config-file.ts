@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { UsageError } from '../cli-errors.ts';
+import { UsageError, readJsonFile } from '../cli-errors.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { fixturesDir } from '../paths.ts';
 import { describeErrors } from '../schemas.ts';
@@ -29,14 +29,7 @@ function schemaValidator() {
  */
 export function loadConfig(file: string, env: NodeJS.ProcessEnv = process.env): Map<string, ConfigValue> {
   const label = `config ${file}`;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (error) {
-    const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
-    throw new UsageError(`${label}: ${why}`);
-  }
+  const raw: unknown = readJsonFile(file, label);
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new UsageError(`${label}: must be a JSON object of run settings keyed by flag name`);
   const names = RUN_FLAGS.filter((f) => f.name !== 'config').map((f) => f.name);
   for (const key of Object.keys(raw)) {
