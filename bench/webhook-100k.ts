@@ -44,12 +44,12 @@ const adapter = referenceAdapter({
 
 const channel = receiver.channel('bench');
 const connection = await adapter.createWebhookConnection('bench-webhook', channel.url);
-const source = await adapter.createSource('bench-source', 'id', [
+const source = await adapter.createSource!('bench-source', 'id', [
   { name: 'id', types: ['string'], key: true }, { name: 'email', types: ['string'] }, { name: 'score', types: ['integer'] }, { name: 'active', types: ['boolean'] },
 ]);
 for (let start = 0; start < rows; start += 10_000) {
   const chunk = Array.from({ length: Math.min(10_000, rows - start) }, (_, i) => ({ id: `r${start + i}`, email: `user${start + i}@example.com`, score: start + i, active: (start + i) % 2 === 0 }));
-  await adapter.writeRows(source.id, chunk);
+  await adapter.writeRows!(source.id, chunk);
 }
 const sync = await adapter.createModelSync({
   name: 'bench-sync', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 100, recordRequests: false,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../cli-errors.ts';
-import { ADAPTER_METHODS, type AdapterContext, type AdapterFactory, type TargetAdapter } from './types.ts';
+import { ADAPTER_METHODS, SOURCE_METHOD_SETS, type AdapterContext, type AdapterFactory, type TargetAdapter } from './types.ts';
 import { referenceAdapter } from './reference-adapter.ts';
 
 /** Checks an --adapter file before the run, so a broken adapter is one clear line and exit 2. */
@@ -29,7 +29,14 @@ async function importFactory(path: string): Promise<AdapterFactory> {
 export async function loadAdapter(path: string | undefined, context: AdapterContext): Promise<TargetAdapter> {
   const adapter = path ? await (await importFactory(path))(context) : referenceAdapter(context);
   if (!adapter || typeof adapter !== 'object') throw new UsageError(`--adapter ${path}: the factory returned no adapter object`);
-  const missing = ADAPTER_METHODS.filter((m) => typeof (adapter as unknown as Record<string, unknown>)[m] !== 'function');
+  const has = (m: string) => typeof (adapter as unknown as Record<string, unknown>)[m] !== 'function';
+  const missing: string[] = ADAPTER_METHODS.filter(has);
+  // A source is fed one way or the other: name the pair the adapter began, or both when it has neither.
+  const sets = SOURCE_METHOD_SETS.map((set) => set.filter(has));
+  if (!sets.some((gaps) => gaps.length === 0)) {
+    const begun = sets.find((gaps, i) => gaps.length < SOURCE_METHOD_SETS[i]!.length);
+    missing.push(begun ? begun.join(', ') : `${SOURCE_METHOD_SETS.map((set) => set.join(' + ')).join(' or ')}`);
+  }
   if (missing.length > 0) throw new UsageError(`--adapter ${path}: missing operation(s) ${missing.join(', ')}`);
   return adapter;
 }

@@ -6,6 +6,12 @@
 // `poll`, request() answers carry `headers`; createSource gets a third argument (the columns);
 // the sync settings carry `key`; RunOutcome may say `recordErrors`. An adapter written against the
 // first contract still loads and works as before.
+//
+// Since the source-database contract: the kit owns the source rows. It creates a table per
+// scenario in a Postgres it controls (--source-db, or an embedded one) and writes the rows with
+// SQL; an adapter with createSourceConnection + createModel only tells the target where that
+// table is, as a user of the real service does (a postgresql connection, then a model over the
+// table). An adapter without them feeds its own source with createSource + writeRows, as before.
 
 export interface AdapterContext {
   baseUrl: string;
@@ -65,6 +71,29 @@ export interface SourceColumn {
   key?: boolean;
 }
 
+/** The kit's source database as the target reaches it (--source-db-public-host applied). */
+export interface SourceDatabase {
+  hostname: string;
+  port: number;
+  database: string;
+  username: string;
+  /** Secret: never log it. */
+  password: string;
+  /** Whether the server takes TLS (the embedded one does not). */
+  ssl: boolean;
+}
+
+/** A table the kit created in its source database for one scenario; the kit writes its rows. */
+export interface SourceTable {
+  /** The Postgres schema (normally public). */
+  schema: string;
+  /** The table name, beginning with the run's prefix. */
+  name: string;
+  /** The key column (unique in the table). */
+  key: string;
+  columns: readonly SourceColumn[];
+}
+
 export interface WebhookSyncSettings {
   name: string;
   connectionId: string;
@@ -113,10 +142,21 @@ export interface TargetAdapter {
   name: string;
   /** Creates a webhook connection delivering to url; returns its id and the secret the service generated. */
   createWebhookConnection(name: string, url: string): Promise<{ id: string; secret: string }>;
-  /** Creates a source of rows the suite can write, keyed by the `key` column, with these columns. */
-  createSource(name: string, key: string, columns: readonly SourceColumn[]): Promise<{ id: string }>;
-  /** Inserts or replaces rows (matched by key). */
-  writeRows(sourceId: string, rows: Row[]): Promise<void>;
+  /**
+   * Source-database contract: creates the target's connection to the kit's source database
+   * (called once per run); returns its id.
+   */
+  createSourceConnection?(database: SourceDatabase): Promise<{ id: string }>;
+  /**
+   * Source-database contract: defines what the target reads from one of the kit's tables (the
+   * real service's model: POST /api/models {name, connection_id, configuration.table,
+   * identifier}); its id is the sourceId of the syncs over it.
+   */
+  createModel?(settings: { name: string; connectionId: string; table: SourceTable }): Promise<{ id: string }>;
+  /** Own-source contract (without createModel): creates a source of rows the suite can write, keyed by the `key` column, with these columns. */
+  createSource?(name: string, key: string, columns: readonly SourceColumn[]): Promise<{ id: string }>;
+  /** Own-source contract: inserts or replaces rows (matched by key). */
+  writeRows?(sourceId: string, rows: Row[]): Promise<void>;
   createModelSync(settings: WebhookSyncSettings): Promise<{ id: string; name: string }>;
   /** Starts a run; a start refused because a run of the sync is under way (409) is tried again within poll.timeoutMs. */
   startRun(syncId: string): Promise<{ id: string }>;
@@ -137,7 +177,12 @@ export class Unsupported extends Error {
 
 export type AdapterFactory = (context: AdapterContext) => TargetAdapter | Promise<TargetAdapter>;
 
-export const ADAPTER_METHODS = ['createWebhookConnection', 'createSource', 'writeRows', 'createModelSync', 'startRun', 'waitForRun'] as const;
+export const ADAPTER_METHODS = ['createWebhookConnection', 'createModelSync', 'startRun', 'waitForRun'] as const;
+/** One of these pairs feeds the source: the kit's database through a model, or the adapter's own. */
+export const SOURCE_METHOD_SETS = [
+  ['createSourceConnection', 'createModel'],
+  ['createSource', 'writeRows'],
+] as const;
 
 /** How a run ended, in the words the checks report. */
 export type RunEnd = 'completed' | 'completed with record errors' | 'failed';

@@ -127,9 +127,9 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     } else if (plan.sharedSource) {
       ({ sourceId, rows } = await sharedSource(ad, plan.sharedSource, plan.rows));
     } else {
-      sourceId = (await ad.createSource(resourceName(`source-${label}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
+      sourceId = (await ad.createSource!(resourceName(`source-${label}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
       rows = new Map([...generateRows(label, plan.rows), ...(plan.source ?? []), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
-      await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
+      await ad.writeRows!(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     }
     const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, key: 'id', fields: plan.fields ?? FIELDS, ...plan.sync };
     const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
@@ -142,9 +142,9 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
 /** Rows shared by scenarios that differ only in the receiver's answers (written once). */
 function sharedSource(ad: TargetAdapter, name: string, count: number): Promise<{ sourceId: string; rows: Map<string, Row> }> {
   return once(`source:${name}`, async () => {
-    const sourceId = (await ad.createSource(resourceName(`source-${name}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
+    const sourceId = (await ad.createSource!(resourceName(`source-${name}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
     const rows = new Map(generateRows(name, count).map((r) => [String(r.id), r]));
-    await ad.writeRows(sourceId, [...rows.values()]).catch(unmet('write source rows'));
+    await ad.writeRows!(sourceId, [...rows.values()]).catch(unmet('write source rows'));
     return { sourceId, rows };
   });
 }
@@ -159,7 +159,7 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
       const changed = applyEdits(rows, step.edits ?? []);
       const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
       for (const r of [...changed, ...added]) rows.set(String(r.id), r);
-      if (changed.length + added.length > 0) await ad.writeRows(sourceId, [...changed, ...added]).catch(unmet('write source rows'));
+      if (changed.length + added.length > 0) await ad.writeRows!(sourceId, [...changed, ...added]).catch(unmet('write source rows'));
       s.runs.push(await run(ad, s));
     }
     return s;

@@ -191,7 +191,7 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
       },
     });
     const adapter = await ad;
-    await adapter.createSource('src', 'id', SOURCE_COLUMNS);
+    await adapter.createSource!('src', 'id', SOURCE_COLUMNS);
     await adapter.createModelSync({ name: 'n', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'id' }, { source: 'name', target: 'full_name' }] });
     expect(bodies[0]).toMatchObject({ body: { name: 'src', key: 'id', columns: SOURCE_COLUMNS } });
     expect(bodies[1]).toMatchObject({
@@ -242,8 +242,8 @@ describe('against the reference and its run variants', () => {
       const channel = receiver.channel(`${variant}-${then}-${Math.random()}`);
       channel.script([200], then);
       const connection = await ad.createWebhookConnection('c', channel.url);
-      const source = await ad.createSource('s', 'id', SOURCE_COLUMNS);
-      await ad.writeRows(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
+      const source = await ad.createSource!('s', 'id', SOURCE_COLUMNS);
+      await ad.writeRows!(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
       const sync = await ad.createModelSync({ name: 'n', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 2, fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }] });
       const outcomes = [];
       for (let i = 0; i < 2; i++) {
