@@ -121,7 +121,8 @@ export function maskAuthorization(headers: Record<string, string>): Record<strin
 /** The steps as the spec and README.md describe them. A new object each time: config.ts gives every reference instance its own. */
 export function defaultPipeline(): DeliveryPipeline {
   return {
-    deliveryMode: (sync, run) => (run.ordinal === 1 && sync.skip_initial_backfill ? 'baseline' : sync.sync_all_records ? 'all' : 'changes'),
+    // A run started with resync sends every record, as sync_all_records does for every run.
+    deliveryMode: (sync, run) => (run.ordinal === 1 && sync.skip_initial_backfill ? 'baseline' : sync.sync_all_records || run.resync ? 'all' : 'changes'),
 
     selectFields: (row, selection) => {
       const fields: Fields = {};

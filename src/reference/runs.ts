@@ -3,7 +3,7 @@ import type { ReferenceConfig } from './config.ts';
 import { connectionKind } from './connection-kinds.ts';
 import type { DeliveryMode, DeliveryPipeline, PendingRecord, Transport } from './delivery.ts';
 import { ApiError } from './errors.ts';
-import type { Connection, ModelSync, Source, Store, SyncExecution } from './store.ts';
+import { isEnded, type Connection, type ExecutionStatus, type ModelSync, type Source, type Store, type SyncExecution } from './store.ts';
 
 /** What a run needs, found and checked before it starts. */
 interface RunPlan {
@@ -12,6 +12,12 @@ interface RunPlan {
   connection: Connection;
   url: string;
   secret: string;
+}
+
+/** What POST /api/syncs/{id}/executions may ask of a run (README › Runs). */
+export interface RunOptions {
+  type: SyncExecution['type'];
+  resync: boolean;
 }
 
 interface Batch {
@@ -40,24 +46,34 @@ export class Runs {
   }
 
   /**
-   * Checks that the sync can run, records the run as running and lets it proceed: the caller
-   * gets the run at once and reads its outcome later. Throws not_runnable (400) or conflict (409).
+   * Checks that the sync can run, records the run as created and lets it proceed through the
+   * real service's states: the caller gets the run at once and reads its outcome later. Throws
+   * not_runnable (400) or conflict (409: the sync's last run has not ended).
    */
-  start(sync: ModelSync): SyncExecution {
+  start(sync: ModelSync, options: RunOptions = { type: 'manual', resync: false }): SyncExecution {
     const plan = this.#plan(sync);
-    if (sync.executions.some((execution) => execution.status === 'running')) {
-      throw new ApiError('conflict', `a run of sync ${sync.id} is already running; start another when it has ended`, { sync_id: sync.id });
+    if (sync.executions.some((execution) => !isEnded(execution))) {
+      throw new ApiError('conflict', `a run of sync ${sync.id} has not ended yet; start another when it has`, { sync_id: sync.id });
     }
     const pipeline = this.#config.delivery;
-    const run = this.#store.addExecution(sync, pipeline.openLog(sync));
-    const work = this.#deliver(plan, run, pipeline)
+    const run = this.#store.addExecution(sync, pipeline.openLog(sync), options);
+    const work = this.#proceed(plan, run, pipeline)
       .catch(() => finish(run, 'failed', 'internal error in the reference service'))
       .finally(() => this.#active.delete(work));
     this.#active.add(work);
     return run;
   }
 
-  /** Stops sending: runs under way fail at their next batch, and open connections are dropped. */
+  /**
+   * Asks a run to stop: one not ended becomes canceling, and canceled before its next batch (a
+   * batch being sent is let finish). An ended run is left as it is.
+   */
+  cancel(run: SyncExecution): SyncExecution {
+    if (!isEnded(run) && run.status !== 'canceling') setState(run, 'canceling');
+    return run;
+  }
+
+  /** Stops sending: runs under way are interrupted at their next step, and open connections are dropped. */
   async close(): Promise<void> {
     this.#closed = true;
     await this.#agent.destroy();
@@ -76,37 +92,76 @@ export class Runs {
     return { sync, source, connection, url: String(connection.configuration.url), secret: String(connection.configuration.secret) };
   }
 
+  /**
+   * created -> queued -> running, one turn of the event loop each (the answer that created the run
+   * goes out first), then the delivery. The states are the real service's, so that a client sees
+   * them pass; they cost no time worth counting.
+   */
+  async #proceed(plan: RunPlan, run: SyncExecution, p: DeliveryPipeline): Promise<void> {
+    for (const state of ['queued', 'running'] as const) {
+      await nextTurn();
+      if (this.#stopping(run, 'before it started')) return;
+      setState(run, state);
+    }
+    run.startedAt = run.updatedAt;
+    await this.#deliver(plan, run, p);
+  }
+
+  /** Ends a run asked to stop (canceled) or caught by close() (interrupted); true when it did. */
+  #stopping(run: SyncExecution, when: string): boolean {
+    if (run.status === 'canceling') finish(run, 'canceled', null);
+    else if (this.#closed) finish(run, 'interrupted', `the reference stopped ${when}`);
+    return isEnded(run);
+  }
+
   async #deliver(plan: RunPlan, run: SyncExecution, p: DeliveryPipeline): Promise<void> {
     const { sync, connection } = plan;
     const transport: Transport = { dispatcher: this.#agent, timeoutMs: this.#config.deliveryTimeoutMs };
-    // The answer that created the run goes out first; the rows are read after it.
-    await new Promise((resolve) => setImmediate(resolve));
     let index = 0;
     for await (const { records, last } of batches(pending(plan, run, p), p.batchSize(sync))) {
       index++;
-      if (this.#closed) return finish(run, 'failed', `the reference stopped before batch ${index} was sent`);
+      if (this.#stopping(run, `before batch ${index} was sent`)) return;
       const context = { sync, run, connection, records, index, last };
       const body = p.encodeBody(JSON.stringify(p.buildPayload(context)));
       const request = { method: 'POST', url: plan.url, headers: p.buildHeaders({ ...context, secret: plan.secret, body }), body };
       const at = new Date().toISOString();
       const outcome = await p.sendBatch(request, transport);
       p.capture(run.requests, { at, request, bodyBytes: body.byteLength, outcome });
+      if (this.#closed && 'error' in outcome) return finish(run, 'interrupted', `the reference stopped while batch ${index} was being sent`);
       // The remaining batches are not sent: their rows stay undelivered, so the next run sends them.
-      if ('error' in outcome) return finish(run, 'failed', `batch ${index} was not delivered: ${outcome.error}`);
-      if (p.isFailure(outcome.status)) return finish(run, 'failed', `receiver answered ${outcome.status} to batch ${index}`);
-      for (const record of records) sync.deliveredHashes.set(record.key, record.hash);
-      run.recordsDelivered += records.length;
+      const failure = 'error' in outcome ? `batch ${index} was not delivered: ${outcome.error}` : p.isFailure(outcome.status) ? `receiver answered ${outcome.status} to batch ${index}` : null;
+      if (failure !== null) {
+        // The failed batch's records are the run's record errors; the rows after it were never read.
+        run.counts.error += records.length;
+        run.counts.total += records.length;
+        return finish(run, 'failed', failure);
+      }
+      for (const record of records) {
+        if (sync.deliveredHashes.has(record.key)) run.counts.update++;
+        else run.counts.insert++;
+        sync.deliveredHashes.set(record.key, record.hash);
+      }
+      run.counts.total += records.length;
       run.batchesDelivered++;
     }
+    // A run asked to cancel after its last batch went out has nothing left to stop: it completed.
     finish(run, 'completed', null);
   }
 }
 
-function finish(run: SyncExecution, status: 'completed' | 'failed', error: string | null): void {
-  if (run.status !== 'running') return;
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+function setState(run: SyncExecution, status: ExecutionStatus): void {
   run.status = status;
-  run.error = error;
-  run.finishedAt = new Date().toISOString();
+  run.updatedAt = new Date().toISOString();
+}
+
+/** Ends a run once: the first end wins (a cancel that lost to a failure stays failed). */
+function finish(run: SyncExecution, status: ExecutionStatus, error: string | null): void {
+  if (isEnded(run)) return;
+  setState(run, status);
+  run.completedAt = run.updatedAt;
+  if (error !== null) run.errors.push({ message: error });
 }
 
 /** Rows read between two turns of the event loop, so that a long scan does not hold up answers. */

@@ -67,7 +67,28 @@ export interface CaptureEntry {
   response: { status: number; body: string } | { error: string };
 }
 
-export type ExecutionStatus = 'running' | 'completed' | 'failed';
+/**
+ * A run's states, the real service's names (UtilExecutionStatus). A run goes created -> queued ->
+ * running -> completed | failed; canceling -> canceled when it is canceled, interrupted when the
+ * reference stops under it.
+ */
+export type ExecutionStatus = 'created' | 'queued' | 'running' | 'canceling' | 'completed' | 'failed' | 'canceled' | 'interrupted';
+
+/** The states a run does not leave: a sync may start another run once its last one is in one of them. */
+export const END_STATES: readonly ExecutionStatus[] = ['completed', 'failed', 'canceled', 'interrupted'];
+
+export const isEnded = (run: SyncExecution): boolean => END_STATES.includes(run.status);
+
+/** The real service's record counts of a run (see README › Runs for what each counts here). */
+export interface ExecutionCounts {
+  total: number;
+  insert: number;
+  update: number;
+  upserts: number;
+  delete: number;
+  error: number;
+  warnings: number;
+}
 
 /** One run of a model sync (extension: POST /api/syncs/{id}/executions). */
 export interface SyncExecution {
@@ -75,12 +96,19 @@ export interface SyncExecution {
   syncId: string;
   /** 1 for the sync's first run: what skip_initial_backfill looks at. */
   ordinal: number;
+  /** 'test' when started with {test: true}; a test run otherwise runs as any other. */
+  type: 'manual' | 'test';
+  /** Started with {resync: true}: this run sends every record, as sync_all_records does. */
+  resync: boolean;
   status: ExecutionStatus;
-  startedAt: string;
-  finishedAt: string | null;
-  recordsDelivered: number;
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  updatedAt: string;
+  counts: ExecutionCounts;
+  /** Why the run failed (or was interrupted), as the real service's errors[]. */
+  errors: Array<{ message: string }>;
   batchesDelivered: number;
-  error: string | null;
   /** The capture log (Spec › Events › Emission 6); null when the sync does not record requests. */
   requests: CaptureEntry[] | null;
 }
@@ -207,18 +235,23 @@ export class Store {
     for (const row of rows) source.rows.set(row[source.key] as RowKey, { ...row });
   }
 
-  /** Records a new run of a sync, in the running state. */
-  addExecution(sync: ModelSync, requests: CaptureEntry[] | null): SyncExecution {
+  /** Records a new run of a sync, in the created state. */
+  addExecution(sync: ModelSync, requests: CaptureEntry[] | null, options: { type: SyncExecution['type']; resync: boolean }): SyncExecution {
+    const now = new Date().toISOString();
     const execution: SyncExecution = {
       id: randomUUID(),
       syncId: sync.id,
       ordinal: sync.executions.length + 1,
-      status: 'running',
-      startedAt: new Date().toISOString(),
-      finishedAt: null,
-      recordsDelivered: 0,
+      type: options.type,
+      resync: options.resync,
+      status: 'created',
+      createdAt: now,
+      startedAt: null,
+      completedAt: null,
+      updatedAt: now,
+      counts: { total: 0, insert: 0, update: 0, upserts: 0, delete: 0, error: 0, warnings: 0 },
+      errors: [],
       batchesDelivered: 0,
-      error: null,
       requests,
     };
     sync.executions.push(execution);

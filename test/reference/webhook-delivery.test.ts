@@ -34,7 +34,7 @@ describe('one delivery', () => {
     const source = await createSource(ref, rows(3));
     const { syncId, secret } = await createWebhookSync(ref, channel, source, { name: 'headers sync' });
     const { run, deliveries } = await runOnce(ref, channel, syncId);
-    expect(run).toMatchObject({ status: 'completed', records_delivered: 3, batches_delivered: 1, error: null });
+    expect(run).toMatchObject({ status: 'completed', counts: { total: 3, insert: 3, update: 0, error: 0 }, batches_delivered: 1, errors: [] });
     expect(deliveries).toHaveLength(1);
     const d = deliveries[0]!;
     expect(d.method).toBe('POST');
@@ -137,12 +137,12 @@ describe('what a run delivers', () => {
 
     const idle = await runOnce(ref, channel, syncId);
     expect(idle.deliveries).toEqual([]);
-    expect(idle.run).toMatchObject({ status: 'completed', records_delivered: 0, batches_delivered: 0, requests: [] });
+    expect(idle.run).toMatchObject({ status: 'completed', counts: { total: 0 }, batches_delivered: 0, requests: [] });
 
     await writeRows(ref, source, [{ ...rows(3)[2]!, email: 'new@example.com' }, ...rows(1, 5)]);
     const second = await runOnce(ref, channel, syncId);
     expect(idsOf(second.deliveries)).toEqual(['r002', 'r005']);
-    expect(second.run.records_delivered).toBe(2);
+    expect(second.run.counts).toMatchObject({ total: 2, insert: 1, update: 1 }); // r005 is new, r002 changed
     // Rewriting a row with the values it had is no change.
     await writeRows(ref, source, rows(6).map((r) => (r.id === 'r002' ? { ...r, email: 'new@example.com' } : r)));
     expect((await runOnce(ref, channel, syncId)).deliveries).toEqual([]);
@@ -161,7 +161,7 @@ describe('what a run delivers', () => {
     const { syncId } = await createWebhookSync(ref, channel, source, { skip_initial_backfill: true });
     const first = await runOnce(ref, channel, syncId);
     expect(first.deliveries).toEqual([]);
-    expect(first.run).toMatchObject({ status: 'completed', records_delivered: 0 });
+    expect(first.run).toMatchObject({ status: 'completed', counts: { total: 0 } });
     await writeRows(ref, source, [{ ...rows(1)[0]!, score: -1 }, ...rows(2, 4)]);
     expect(idsOf((await runOnce(ref, channel, syncId)).deliveries)).toEqual(['r000', 'r004', 'r005']);
   });
@@ -181,7 +181,7 @@ describe('what a run delivers', () => {
     const { run, deliveries } = await runOnce(ref, channel, syncId);
     expect(deliveries.map((d) => body(d).object.records.length)).toEqual([3, 3, 3, 1]);
     expect(idsOf(deliveries)).toEqual(rows(10).map((r) => r.id));
-    expect(run).toMatchObject({ status: 'completed', records_delivered: 10, batches_delivered: 4 });
+    expect(run).toMatchObject({ status: 'completed', counts: { total: 10, insert: 10 }, batches_delivered: 4 });
   });
 
   test('the default batch size is 100', async () => {
@@ -201,8 +201,8 @@ describe('a failed delivery', () => {
     channel.script([200, status]);
     const failed = await runOnce(ref, channel, syncId);
     expect(failed.deliveries).toHaveLength(2);
-    expect(failed.run).toMatchObject({ status: 'failed', error: `receiver answered ${status} to batch 2`, records_delivered: 3, batches_delivered: 1 });
-    expect(failed.run.finished_at).toEqual(expect.any(String));
+    expect(failed.run).toMatchObject({ status: 'failed', errors: [{ message: `receiver answered ${status} to batch 2` }], counts: { total: 6, insert: 3, error: 3 }, batches_delivered: 1 });
+    expect(failed.run.completed_at).toEqual(expect.any(String));
     const next = await runOnce(ref, channel, syncId);
     expect(next.run.status).toBe('completed');
     expect(idsOf(next.deliveries)).toEqual(rows(10).slice(3).map((r) => r.id));
@@ -214,7 +214,7 @@ describe('a failed delivery', () => {
     const { syncId } = await createWebhookSync(ref, channel, source);
     channel.script([{ status: 200, delayMs: TIMEOUT_MS + 400 }]);
     const slow = await runOnce(ref, channel, syncId);
-    expect(slow.run).toMatchObject({ status: 'failed', error: `batch 1 was not delivered: no answer within ${TIMEOUT_MS} ms`, records_delivered: 0 });
+    expect(slow.run).toMatchObject({ status: 'failed', errors: [{ message: `batch 1 was not delivered: no answer within ${TIMEOUT_MS} ms` }], counts: { total: 2, insert: 0, error: 2 } });
     expect(slow.run.requests).toEqual([expect.objectContaining({ response: { error: `no answer within ${TIMEOUT_MS} ms` } })]);
     expect(idsOf((await runOnce(ref, channel, syncId)).deliveries)).toEqual(['r000', 'r001']);
   });
@@ -228,7 +228,7 @@ describe('a failed delivery', () => {
     const { syncId } = await createWebhookSync(ref, { url: `http://127.0.0.1:${port}/hook` }, source);
     const started = await call(ref, 'POST', `/api/syncs/${syncId}/executions`, { body: {} });
     const run = await waitForRun(ref, syncId, started.json.data.id);
-    expect(run).toMatchObject({ status: 'failed', error: 'batch 1 was not delivered: connection refused (ECONNREFUSED)' });
+    expect(run).toMatchObject({ status: 'failed', errors: [{ message: 'batch 1 was not delivered: connection refused (ECONNREFUSED)' }] });
   });
 });
 
@@ -294,9 +294,13 @@ describe('runs (extension endpoints)', () => {
     const { syncId } = await createWebhookSync(ref, channel, source);
     const other = await createWebhookSync(ref, channel, source);
     const { run } = await runOnce(ref, channel, syncId);
-    expect(Object.keys(run).sort()).toEqual(['batches_delivered', 'error', 'finished_at', 'id', 'records_delivered', 'requests', 'started_at', 'status', 'sync_id'].sort());
-    expect(run.sync_id).toBe(syncId);
-    expect(Date.parse(run.finished_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
+    expect(Object.keys(run).sort()).toEqual(
+      ['batches_delivered', 'completed_at', 'counts', 'created_at', 'errors', 'id', 'requests', 'started_at', 'status', 'sync_id', 'type', 'updated_at'].sort(),
+    );
+    expect(run).toMatchObject({ sync_id: syncId, type: 'manual', errors: [], counts: { total: 1, insert: 1, update: 0, upserts: 0, delete: 0, error: 0, warnings: 0 } });
+    expect(Date.parse(run.started_at)).toBeGreaterThanOrEqual(Date.parse(run.created_at));
+    expect(Date.parse(run.completed_at)).toBeGreaterThanOrEqual(Date.parse(run.started_at));
+    expect(run.updated_at).toBe(run.completed_at);
     expectError(await call(ref, 'GET', `/api/syncs/${other.syncId}/executions/${run.id}`), 404, 'not_found');
   });
 

@@ -184,7 +184,7 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     const s = await setup(ref, 7, { configuration: { batch_size: 3 } });
     const first = await s.run();
     expect(idsOf(first.deliveries)).toEqual(['r000', 'r001', 'r002', 'r003', 'r004', 'r005']);
-    expect(first.run).toMatchObject({ status: 'completed', records_delivered: 7 });
+    expect(first.run).toMatchObject({ status: 'completed', counts: { total: 7 } });
     expect((await s.run()).deliveries).toEqual([]);
     // Only the first run loses one.
     await writeRows(ref, s.source, rows(2, 7));
@@ -214,7 +214,7 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
   '4xx-completes': async (ref) => {
     const s = await setup(ref, 4, { configuration: { batch_size: 2 } });
     s.channel.script([400]);
-    expect(await s.run()).toMatchObject({ run: { status: 'completed', records_delivered: 4 }, deliveries: [{ response: { status: 400 } }, {}] });
+    expect(await s.run()).toMatchObject({ run: { status: 'completed', counts: { total: 4 } }, deliveries: [{ response: { status: 400 } }, {}] });
     await writeRows(ref, s.source, rows(1, 4));
     s.channel.script([503]);
     expect((await s.run()).run.status).toBe('failed');
@@ -222,7 +222,7 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
   '5xx-completes': async (ref) => {
     const s = await setup(ref, 4, { configuration: { batch_size: 2 } });
     s.channel.script([503]);
-    expect(await s.run()).toMatchObject({ run: { status: 'completed', records_delivered: 4 }, deliveries: [{ response: { status: 503 } }, {}] });
+    expect(await s.run()).toMatchObject({ run: { status: 'completed', counts: { total: 4 } }, deliveries: [{ response: { status: 503 } }, {}] });
     await writeRows(ref, s.source, rows(1, 4));
     s.channel.script([400]);
     expect((await s.run()).run.status).toBe('failed');

@@ -60,14 +60,17 @@ export async function createWebhookSync(ref: RunningReference, channel: { url: s
   return { syncId: sync.json.data.id, secret: connection.json.data.configuration.secret, connectionId: connection.json.data.id };
 }
 
-/** GET of a run until it is no longer running. */
+/** The states a run ends in (README › Runs). */
+export const END_STATES = ['completed', 'failed', 'canceled', 'interrupted'];
+
+/** GET of a run until it has ended. */
 export async function waitForRun(ref: RunningReference, syncId: string, runId: string, timeoutMs = 5000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await call(ref, 'GET', `/api/syncs/${syncId}/executions/${runId}`);
     expect(answer.status, answer.text).toBe(200);
-    if (answer.json.data.status !== 'running') return answer.json.data;
-    if (Date.now() > deadline) throw new Error(`run ${runId} still running after ${timeoutMs} ms`);
+    if (END_STATES.includes(answer.json.data.status)) return answer.json.data;
+    if (Date.now() > deadline) throw new Error(`run ${runId} still ${answer.json.data.status} after ${timeoutMs} ms`);
     await sleep(5);
   }
 }
@@ -77,7 +80,7 @@ export async function runOnce(ref: RunningReference, channel: Channel, syncId: s
   const before = channel.deliveries().length;
   const started = await call(ref, 'POST', `/api/syncs/${syncId}/executions`, { body: {} });
   expect(started.status, started.text).toBe(200);
-  expect(started.json).toEqual({ data: { id: expect.any(String), status: 'running' } });
+  expect(started.json).toEqual({ data: { id: expect.any(String), status: 'created', created_at: expect.any(String) } });
   const run = await waitForRun(ref, syncId, started.json.data.id);
   return { run, deliveries: channel.deliveries().slice(before) };
 }

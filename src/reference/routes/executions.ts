@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../errors.ts';
-import type { Runs } from '../runs.ts';
+import { ApiError, fieldError } from '../errors.ts';
+import type { RunOptions, Runs } from '../runs.ts';
 import type { ModelSync, Store, SyncExecution } from '../store.ts';
+import { isObject } from '../validation.ts';
 
 type SyncParams = { Params: { id: string } };
 type ExecutionParams = { Params: { id: string; execution_id: string } };
@@ -12,21 +13,44 @@ function existingSync(store: Store, id: string): ModelSync {
   return sync;
 }
 
+function existingRun(store: Store, params: ExecutionParams['Params']): SyncExecution {
+  const sync = existingSync(store, params.id);
+  const run = store.getExecution(sync, params.execution_id);
+  if (!run) throw new ApiError('not_found', `sync ${sync.id} has no run with id ${params.execution_id}`, { id: params.execution_id });
+  return run;
+}
+
+/**
+ * The start body, the real service's: {test?, resync?} (identities, which selects records by
+ * identity, is taken and ignored). Anything else in it is ignored, as the real service's clients
+ * may send more than the reference knows; a known flag of the wrong type is refused.
+ */
+function runOptions(body: unknown): RunOptions {
+  const b = isObject(body) ? body : {};
+  for (const flag of ['test', 'resync'] as const) {
+    if (b[flag] !== undefined && typeof b[flag] !== 'boolean') throw fieldError(`/${flag}`, 'must be a boolean');
+  }
+  return { type: b.test === true ? 'test' : 'manual', resync: b.resync === true };
+}
+
 /**
  * Extension: runs of a model sync (the spec lists 'running ... syncs' among the operations it does
- * not show). POST starts a run and answers at once; GET reads how it is going or how it ended.
+ * not show), in the real service's shapes. POST starts a run and answers at once; GET reads how it
+ * is going or how it ended; cancel asks it to stop.
  */
 export function executionRoutes(app: FastifyInstance, store: Store, runs: Runs): void {
   app.post<SyncParams>('/api/syncs/:id/executions', async (request) => {
-    const run = runs.start(existingSync(store, request.params.id));
-    return { data: { id: run.id, status: run.status } };
+    const sync = existingSync(store, request.params.id);
+    const run = runs.start(sync, runOptions(request.body));
+    return { data: { id: run.id, status: run.status, created_at: run.createdAt } };
   });
 
   app.get<ExecutionParams>('/api/syncs/:id/executions/:execution_id', async (request) => {
-    const sync = existingSync(store, request.params.id);
-    const run = store.getExecution(sync, request.params.execution_id);
-    if (!run) throw new ApiError('not_found', `sync ${sync.id} has no run with id ${request.params.execution_id}`, { id: request.params.execution_id });
-    return { data: executionAnswer(run) };
+    return { data: executionAnswer(existingRun(store, request.params)) };
+  });
+
+  app.post<ExecutionParams>('/api/syncs/:id/executions/:execution_id/cancel', async (request) => {
+    return { data: executionAnswer(runs.cancel(existingRun(store, request.params))) };
   });
 }
 
@@ -34,12 +58,15 @@ function executionAnswer(run: SyncExecution): Record<string, unknown> {
   return {
     id: run.id,
     sync_id: run.syncId,
+    type: run.type,
     status: run.status,
+    created_at: run.createdAt,
     started_at: run.startedAt,
-    finished_at: run.finishedAt,
-    records_delivered: run.recordsDelivered,
+    completed_at: run.completedAt,
+    updated_at: run.updatedAt,
+    counts: { ...run.counts },
+    errors: run.errors.map((e) => ({ ...e })),
     batches_delivered: run.batchesDelivered,
-    error: run.error,
     requests: run.requests && structuredClone(run.requests),
   };
 }
