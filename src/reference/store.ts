@@ -117,7 +117,7 @@ export interface ModelSync {
   id: string;
   name: string;
   mode: string;
-  target: { connection_id: string; object: string; configuration?: Record<string, unknown> };
+  target: { connection_id: string; object?: string; configuration?: Record<string, unknown> };
   fields: unknown[];
   /** The source every field names (fields[].source.model_id), or null when none is named. */
   sourceId: string | null;
@@ -126,6 +126,10 @@ export interface ModelSync {
   sync_all_records: boolean;
   skip_initial_backfill: boolean;
   schedule: Record<string, unknown>;
+  /** The real service's record matching, as sent (absent when not sent); no run reads it. */
+  identity?: Record<string, unknown>;
+  /** The real service's switch for scheduled runs; true unless sent false. */
+  active: boolean;
   errorHandling: SyncErrorHandling;
   /** Runs, oldest first. */
   executions: SyncExecution[];

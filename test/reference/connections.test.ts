@@ -18,7 +18,8 @@ describe('POST /api/connections', () => {
     const { data } = answer.json;
     expect(typeof data.id).toBe('string');
     expect(data.id.length).toBeGreaterThan(0);
-    expect(data).toMatchObject({ name: `test ${type}`, type });
+    // The type answers as the real service's {id, name}; the request's identifier is its id.
+    expect(data).toMatchObject({ name: `test ${type}`, type: { id: type, name: expect.any(String) } });
     expect(ref.store.getConnection(data.id)?.type).toBe(type);
   });
 

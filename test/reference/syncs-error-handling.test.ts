@@ -28,6 +28,7 @@ describe('POST /api/syncs (extension)', () => {
       sync_all_records: false,
       skip_initial_backfill: false,
       schedule: { frequency: 'manual' },
+      active: true,
     });
     const stored = ref.store.getModelSync(answer.json.data.id)!;
     expect(stored.executions).toEqual([]);

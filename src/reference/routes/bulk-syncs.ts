@@ -17,6 +17,12 @@ interface BulkSyncRequest {
   dest_configuration?: Record<string, unknown>;
 }
 
+/** Bulk sync modes: the spec's replicate and the real service's snapshot. */
+export const BULK_MODES: readonly string[] = ['replicate', 'snapshot'];
+
+/** Schedule frequencies: the spec's manual and the rest of the real service's (ScheduleFrequency). */
+export const FREQUENCIES: readonly string[] = ['manual', 'continuous', 'hourly', 'daily', 'weekly', 'custom', 'builder', 'runafter', 'multi', 'dbtcloud'];
+
 export function versionRules(config: ReferenceConfig, request: FastifyRequest): VersionRules {
   const rules = config.versions.get(request.serviceVersion);
   // The onRequest hook only lets served versions through, so this is a bug, not bad input.
@@ -37,9 +43,11 @@ export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: Refer
     requireShape(rules.bulkSyncSchema, request.body);
     const body = request.body as BulkSyncRequest;
 
-    // The only values the spec shows (Spec › Bulk sync: 'Allowed value shown').
-    if (body.mode !== 'replicate') throw fieldError('/mode', 'must be "replicate", the only mode the reference serves');
-    if (body.schedule.frequency !== 'manual') throw fieldError('/schedule/frequency', 'must be "manual", the only frequency the reference serves');
+    // Spec › Bulk sync shows replicate and manual, other values 'not shown': the real service's are taken.
+    if (!BULK_MODES.includes(body.mode)) throw fieldError('/mode', `must be one of ${BULK_MODES.join(', ')}`, { allowed: [...BULK_MODES] });
+    if (!FREQUENCIES.includes(body.schedule.frequency)) {
+      throw fieldError('/schedule/frequency', `must be one of ${FREQUENCIES.join(', ')}`, { allowed: [...FREQUENCIES] });
+    }
 
     const source = existing(store, body.source_connection_id, '/source_connection_id');
     const destination = existing(store, body.destination_connection_id, '/destination_connection_id');

@@ -26,7 +26,7 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
       const known = Object.keys(CONNECTION_KINDS);
       throw fieldError('/type', `is not a known connection type (known: ${known.join(', ')})`, { known });
     }
-    requireShape(kind.configurationSchema, body.configuration, '/configuration');
+    requireConfiguration(kind, body.configuration);
 
     const generated = generatedSettings(kind);
     const connection = store.addConnection({
@@ -41,6 +41,17 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
   });
 }
 
+/** The schema's configuration, plus the kind's extra settings (the real service's), each of its JSON type. */
+function requireConfiguration(kind: ConnectionKind, configuration: Record<string, unknown>): void {
+  const rest: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(configuration)) {
+    const type = Object.hasOwn(kind.extraSettings, field) ? kind.extraSettings[field] : undefined;
+    if (type === undefined) rest[field] = value;
+    else if (typeof value !== type) throw fieldError(`/configuration/${field}`, `must be a ${type}`);
+  }
+  requireShape(kind.configurationSchema, rest, '/configuration');
+}
+
 /** Settings the service makes up itself. A webhook's secret is the bearer credential of its deliveries (Spec › Authentication 5). */
 function generatedSettings(kind: ConnectionKind): Record<string, string> {
   return kind.specKind === 'webhook' ? { secret: randomBytes(32).toString('base64url') } : {};
@@ -51,7 +62,7 @@ function creationAnswer(connection: Connection, kind: ConnectionKind, generated:
   const answer: Record<string, unknown> = {
     id: connection.id,
     name: connection.name,
-    type: connection.type,
+    type: { id: connection.type, name: kind.name },
     // Generated secrets are shown this once, so the caller can give them to the receiver.
     configuration: { ...configuration, ...generated },
   };

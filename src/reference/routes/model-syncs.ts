@@ -7,11 +7,13 @@ import { requireShape } from '../validation.ts';
 interface ModelSyncRequest {
   name: string;
   mode?: string;
-  target: { connection_id: string; object: string; configuration?: Record<string, unknown> };
+  target: { connection_id: string; object?: string; configuration?: Record<string, unknown> };
   fields: Array<{ source: { model_id?: string; field: string }; target: string }>;
   sync_all_records?: boolean;
   skip_initial_backfill?: boolean;
   schedule?: Record<string, unknown>;
+  identity?: Record<string, unknown>;
+  active?: boolean;
 }
 
 /** Spec › Webhook connection and its advanced sync settings: defaults, under the real service's names. */
@@ -52,6 +54,9 @@ export function modelSyncRoutes(app: FastifyInstance, store: Store): void {
       sync_all_records: body.sync_all_records ?? false,
       skip_initial_backfill: body.skip_initial_backfill ?? false,
       schedule: body.schedule ?? { frequency: 'manual' },
+      // The real service's; stored and echoed, they change nothing in a run (README › Model syncs).
+      ...(body.identity !== undefined && { identity: body.identity }),
+      active: body.active ?? true,
     });
     return { data: modelSyncAnswer(sync) };
   });
@@ -90,5 +95,7 @@ function modelSyncAnswer(sync: ModelSync): Record<string, unknown> {
     sync_all_records: sync.sync_all_records,
     skip_initial_backfill: sync.skip_initial_backfill,
     schedule: sync.schedule,
+    active: sync.active,
+    ...(sync.identity !== undefined && { identity: sync.identity }),
   });
 }
