@@ -43,7 +43,8 @@ export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: Refer
 
     const source = existing(store, body.source_connection_id, '/source_connection_id');
     const destination = existing(store, body.destination_connection_id, '/destination_connection_id');
-    if (source.sourceObjects.length === 0) {
+    // The kind decides (a discovered database may hold no tables yet, and is still a source).
+    if ((connectionKind(source.type)?.sourceObjects.length ?? 0) === 0) {
       throw fieldError('/source_connection_id', `names a ${source.type} connection, which cannot be a bulk sync source`);
     }
     const settings = body[rules.destinationField] ?? null;
