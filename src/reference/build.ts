@@ -46,7 +46,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const databases = new SourceDatabases();
   const discovery = new Discovery(databases, config);
   connectionRoutes(app, store, config, discovery);
-  bulkSyncRoutes(app, store, config);
+  bulkSyncRoutes(app, store, config, discovery);
   modelSyncRoutes(app, store);
   errorHandlingRoutes(app, store);
   modelRoutes(app, store, databases);

@@ -4,6 +4,8 @@ import type { Connection } from './store.ts';
 
 /** Discoveries under way at once: a check that creates dozens of made-up connections must not open dozens of sockets. */
 export const DISCOVERY_CONCURRENCY = 4;
+/** A database's table list younger than this is not read again on demand (refresh). */
+export const REFRESH_AFTER_MS = 1000;
 
 /**
  * Schema discovery of postgresql connections, in the background (Spec › Errors › Specific cases 1:
@@ -16,6 +18,8 @@ export class Discovery {
   readonly #config: ReferenceConfig;
   readonly #waiting: Array<() => Promise<void>> = [];
   readonly #active = new Set<Promise<void>>();
+  /** When each discovered connection's tables were last listed. */
+  readonly #listedAt = new WeakMap<Connection, number>();
 
   constructor(databases: SourceDatabases, config: ReferenceConfig) {
     this.#databases = databases;
@@ -26,6 +30,22 @@ export class Discovery {
   discover(connection: Connection, createdAt: number): void {
     this.#waiting.push(() => this.#run(connection, createdAt));
     this.#next();
+  }
+
+  /**
+   * Lists a discovered database's tables again, so that tables created after discovery can be
+   * named (a bulk sync's schemas); at most once per REFRESH_AFTER_MS. A failure keeps the list
+   * as it was: the connection was readable, and the request then refuses the unknown name.
+   */
+  async refresh(connection: Connection): Promise<void> {
+    const listedAt = this.#listedAt.get(connection);
+    if (listedAt === undefined || Date.now() - listedAt < REFRESH_AFTER_MS) return;
+    this.#listedAt.set(connection, Date.now());
+    try {
+      connection.sourceObjects = await this.#databases.withClient(connection.configuration, listTables);
+    } catch {
+      // Kept as it was (see above).
+    }
   }
 
   /** Pending discoveries are dropped; those under way end with their client (databases.close()). */
@@ -50,6 +70,7 @@ export class Discovery {
     try {
       const tables = await this.#databases.withClient(connection.configuration, listTables);
       connection.sourceObjects = tables;
+      this.#listedAt.set(connection, Date.now());
       connection.status = 'healthy';
       connection.statusError = null;
       // Read the delay now, so that a fault that edits it (no-schemas-stage) is seen.

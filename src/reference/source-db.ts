@@ -14,15 +14,16 @@ export const QUERY_TIMEOUT_MS = 30_000;
 export const PAGE_ROWS = 1000;
 
 /**
- * RFC 6761 and RFC 2606 reserve these top-level names: no real database lives under them, so the
- * reference takes a hostname there as a made-up test configuration (README › Connections).
+ * RFC 6761 (§6.2, §6.4, §6.5) reserves these names and every name under them: no real database
+ * lives there, so the reference takes such a hostname as a made-up test configuration and does
+ * not look it up (README › Connections).
  */
-const MADE_UP_TLDS = new Set(['test', 'invalid', 'example']);
+const MADE_UP_DOMAINS = ['test', 'invalid', 'example', 'example.com', 'example.net', 'example.org'];
 
 export function isMadeUpHost(hostname: unknown): boolean {
   if (typeof hostname !== 'string') return false;
-  const tld = hostname.toLowerCase().replace(/\.$/, '').split('.').at(-1) ?? '';
-  return MADE_UP_TLDS.has(tld);
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return MADE_UP_DOMAINS.some((domain) => name === domain || name.endsWith(`.${domain}`));
 }
 
 /** int8 as a number when it is exact (the kit writes only those), else its text; numeric as a number. */

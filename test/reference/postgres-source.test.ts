@@ -89,8 +89,14 @@ describe('schema discovery', () => {
     const answer = await bulkSync(created.id, destination.id);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.data.schemas).toEqual(['crm.accounts', 'public.people']);
-    const named = await bulkSync(created.id, destination.id, ['public.nope']);
-    expect(named.status).toBe(400);
+    const named = await bulkSync(created.id, destination.id, ['public.later']);
+    expect(named.json.metadata.field).toBe('/schemas/0');
+    // A table created after discovery is found when a bulk sync names it (after the 1 s refresh interval).
+    await db.exec('CREATE TABLE later (id int)');
+    await sleep(1000);
+    const later = await bulkSync(created.id, destination.id, ['public.later']);
+    expect(later.status, later.text).toBe(200);
+    await db.exec('DROP TABLE later');
   });
 
   test('an unreachable database never caches, and the connection says why without the password', async () => {
