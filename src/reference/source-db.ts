@@ -68,7 +68,11 @@ export function reason(error: unknown, configuration: Record<string, unknown>): 
   let text = typeof e?.message === 'string' && e.message !== '' ? e.message : String(error);
   if (e?.code && !text.includes(e.code)) text += ` (${e.code})`;
   const password = configuration.password;
-  if (typeof password === 'string' && password !== '') text = text.split(password).join('****');
+  // Masked where it stands alone (not inside a word: a one-letter password must not mangle "expired").
+  if (typeof password === 'string' && password !== '') {
+    const escaped = password.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    text = text.replace(new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'gu'), '****');
+  }
   return text.replace(/\s+/g, ' ').trim();
 }
 
@@ -124,12 +128,11 @@ export class SourceDatabases {
 
   async close(): Promise<void> {
     this.#closed = true;
-    const ending = [...this.#clients].map((client) => {
-      // A client still connecting has no session to end: destroying its socket makes connect() fail at once.
-      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
-      return client.end().catch(() => {});
-    });
-    await Promise.allSettled(ending);
+    for (const client of this.#clients) {
+      // Not client.end(): pg never settles a connect() under way once end() was called. A dropped
+      // socket fails the connect or the query in flight at once, and withClient/stream end as they fail.
+      (client as unknown as { connection?: { stream?: { destroy(error?: Error): void } } }).connection?.stream?.destroy(new Error('the reference is closing'));
+    }
   }
 }
 
