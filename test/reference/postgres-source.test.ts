@@ -32,7 +32,7 @@ beforeAll(async () => {
       (9007199254740991, 'big@example.com', 'Big', 0, NULL, NULL, NULL);
   `);
   [ref, receiver] = await Promise.all([start(), startReceiver()]);
-}, 30_000);
+}, 60_000); // PGlite takes seconds to start on a busy machine
 
 afterAll(async () => {
   await ref?.close();
@@ -119,6 +119,27 @@ describe('schema discovery', () => {
     const answer = await bulkSync(created.id, created.id);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.json.data.schemas).toEqual(['public.orders', 'public.users']);
+  });
+});
+
+describe('closing', () => {
+  test('ends discoveries under way at once, even against a server that never answers', async () => {
+    const sockets: Array<import('node:net').Socket> = [];
+    const silent = createServer((socket) => sockets.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const own = await start();
+    try {
+      const configuration = database({ port: (silent.address() as AddressInfo).port });
+      for (let i = 0; i < 6; i++) expect((await call(own, 'POST', '/api/connections', { body: { name: 'db', type: 'postgresql', configuration } })).status).toBe(200);
+      await sleep(200);
+      expect(sockets.length).toBe(4); // at most 4 discoveries at once
+      const began = Date.now();
+      await own.close();
+      expect(Date.now() - began).toBeLessThan(1000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 });
 
