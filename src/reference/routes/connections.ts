@@ -63,9 +63,9 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
 }
 
 /**
- * A postgresql connection is really connected to, unless its hostname is under a TLD reserved
- * for tests (RFC 6761: .test, .invalid, .example): such made-up configurations get the kind's
- * fixed source objects, as every other kind does (README › Connections).
+ * A postgresql connection is really connected to, unless its hostname is under a name RFC 6761
+ * reserves (.test, .invalid, .example, example.com/net/org; source-db.ts): such made-up
+ * configurations get the kind's fixed source objects, as every other kind does (README › Connections).
  */
 function isRealDatabase(kind: ConnectionKind, configuration: Record<string, unknown>): boolean {
   return kind.specKind === 'relationalDatabase' && !isMadeUpHost(configuration.hostname);
