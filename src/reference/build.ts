@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { UsageError } from '../cli-errors.ts';
 import { createConfig, DEFAULT_BODY_LIMIT_BYTES, generateKey, type ReferenceConfig, type ReferenceOptions } from './config.ts';
+import { Discovery } from './discovery.ts';
 import { applyFaults } from './faults.ts';
 import { frameworkErrorHandler, installPlumbing } from './http-plumbing.ts';
 import { bulkSyncRoutes } from './routes/bulk-syncs.ts';
@@ -9,7 +10,9 @@ import { errorHandlingRoutes } from './routes/error-handling.ts';
 import { executionRoutes } from './routes/executions.ts';
 import { modelSyncRoutes } from './routes/model-syncs.ts';
 import { testControlRoutes } from './routes/test-control.ts';
+import { modelRoutes } from './routes/models.ts';
 import { Runs } from './runs.ts';
+import { SourceDatabases } from './source-db.ts';
 import { Store } from './store.ts';
 
 /** A reference service put together but not listening, with the parts startReference hands out. */
@@ -40,14 +43,21 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   installPlumbing(app, config);
   // Before the routes, so that the hooks faults add are in place for every route.
   applyFaults(options.faults ?? [], { app, store, config });
-  connectionRoutes(app, store, config);
-  bulkSyncRoutes(app, store, config);
+  const databases = new SourceDatabases();
+  const discovery = new Discovery(databases, config);
+  connectionRoutes(app, store, config, discovery);
+  bulkSyncRoutes(app, store, config, discovery);
   modelSyncRoutes(app, store);
   errorHandlingRoutes(app, store);
-  const runs = new Runs(store, config);
+  modelRoutes(app, store, databases);
+  const runs = new Runs(store, config, databases);
   executionRoutes(app, store, runs);
   testControlRoutes(app, store);
-  app.addHook('onClose', () => runs.close());
+  app.addHook('onClose', async () => {
+    // Ending the database clients first lets discoveries and runs that wait on them end at once.
+    await databases.close();
+    await Promise.all([discovery.close(), runs.close()]);
+  });
   return { app, store, config, runs, apiKey, orgKey };
 }
 

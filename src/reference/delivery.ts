@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { request, type Dispatcher } from 'undici';
 import { packageRoot } from '../paths.ts';
-import type { CaptureEntry, Connection, FieldSelection, ModelSync, Row, RowKey, Scalar, SyncExecution } from './store.ts';
+import type { CaptureEntry, Connection, FieldSelection, ModelSync, Row, RowKey, SyncExecution, Value } from './store.ts';
 
 // The steps of a sync.records delivery (Spec › Events), one function each. The run engine
 // (runs.ts) calls them in order and holds no delivery rule of its own; the steps live in the
@@ -20,7 +20,7 @@ export type DeliveryMode =
   /** Nothing is delivered; every row's hash is recorded as delivered ('Skip backfill on first sync'). */
   | 'baseline';
 
-export type Fields = Record<string, Scalar>;
+export type Fields = Record<string, Value>;
 
 /** A row this run delivers: its key (to mark it delivered), its hash and its selected fields. */
 export interface PendingRecord {

@@ -3,12 +3,14 @@ import type { ReferenceConfig } from './config.ts';
 import { connectionKind } from './connection-kinds.ts';
 import type { DeliveryMode, DeliveryPipeline, PendingRecord, Transport } from './delivery.ts';
 import { ApiError } from './errors.ts';
-import { isEnded, type Connection, type ExecutionStatus, type ModelSync, type Source, type Store, type SyncExecution } from './store.ts';
+import { readTable, reason, type SourceDatabases } from './source-db.ts';
+import { isEnded, type Connection, type ExecutionStatus, type Model, type ModelSync, type Row, type RowKey, type Source, type Store, type SyncExecution, type Value } from './store.ts';
 
 /** What a run needs, found and checked before it starts. */
 interface RunPlan {
   sync: ModelSync;
-  source: Source;
+  /** The source's rows with their keys, in order, read anew by each run. */
+  rows: () => AsyncGenerator<{ key: RowKey; row: Row }>;
   connection: Connection;
   url: string;
   secret: string;
@@ -19,6 +21,9 @@ export interface RunOptions {
   type: SyncExecution['type'];
   resync: boolean;
 }
+
+/** The source could not be read (a database gone, a table dropped): the run fails with this message. */
+class SourceReadError extends Error {}
 
 interface Batch {
   records: PendingRecord[];
@@ -34,13 +39,15 @@ interface Batch {
 export class Runs {
   readonly #store: Store;
   readonly #config: ReferenceConfig;
+  readonly #databases: SourceDatabases | undefined;
   readonly #agent: Agent;
   readonly #active = new Set<Promise<void>>();
   #closed = false;
 
-  constructor(store: Store, config: ReferenceConfig) {
+  constructor(store: Store, config: ReferenceConfig, databases?: SourceDatabases) {
     this.#store = store;
     this.#config = config;
+    this.#databases = databases;
     const timeoutMs = config.deliveryTimeoutMs;
     this.#agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   }
@@ -85,11 +92,30 @@ export class Runs {
     if (!connection || connectionKind(connection.type)?.specKind !== 'webhook') {
       throw new ApiError('not_runnable', `sync ${sync.id} does not deliver to a webhook connection, the only destination the reference runs`, { sync_id: sync.id });
     }
+    const model = sync.sourceId === null ? undefined : this.#store.getModel(sync.sourceId);
     const source = sync.sourceId === null ? undefined : this.#store.getSource(sync.sourceId);
-    if (!source) {
-      throw new ApiError('not_runnable', `sync ${sync.id} names no source: its fields need source.model_id (a source made with POST /_reference/sources)`, { sync_id: sync.id });
+    const rows = model ? this.#modelRows(model, sync) : source && (() => sourceRows(source));
+    if (!rows) {
+      throw new ApiError('not_runnable', `sync ${sync.id} names no source: its fields need source.model_id (a model made with POST /api/models, or a source made with POST /_reference/sources)`, { sync_id: sync.id });
     }
-    return { sync, source, connection, url: String(connection.configuration.url), secret: String(connection.configuration.secret) };
+    return { sync, rows, connection, url: String(connection.configuration.url), secret: String(connection.configuration.secret) };
+  }
+
+  /** A model's table, read anew by each run (only the selected columns and the identifier). */
+  #modelRows(model: Model, sync: ModelSync): RunPlan['rows'] {
+    const databases = this.#databases;
+    const store = this.#store;
+    return async function* () {
+      const connection = store.getConnection(model.connectionId);
+      if (!databases || !connection) throw new SourceReadError(`the connection of model ${model.id} is gone`);
+      const from = { schema: model.schema, table: model.table, key: model.identifier, columns: sync.selection.map((s) => s.field) };
+      const reading = databases.stream(connection.configuration, (client) => readTable(client, from));
+      try {
+        for await (const row of reading) yield { key: rowKey(row[model.identifier] ?? null), row };
+      } catch (error) {
+        throw new SourceReadError(`table ${model.schema}.${model.table} could not be read: ${reason(error, connection.configuration)}`);
+      }
+    };
   }
 
   /**
@@ -115,10 +141,23 @@ export class Runs {
   }
 
   async #deliver(plan: RunPlan, run: SyncExecution, p: DeliveryPipeline): Promise<void> {
-    const { sync, connection } = plan;
     const transport: Transport = { dispatcher: this.#agent, timeoutMs: this.#config.deliveryTimeoutMs };
+    const toSend = pending(plan, run, p);
+    try {
+      await this.#sendBatches(plan, run, p, transport, toSend);
+    } catch (error) {
+      if (error instanceof SourceReadError) return finish(run, 'failed', error.message);
+      throw error;
+    } finally {
+      // A run that stops early ends the reading too (a database client is let go).
+      await toSend.return(undefined);
+    }
+  }
+
+  async #sendBatches(plan: RunPlan, run: SyncExecution, p: DeliveryPipeline, transport: Transport, toSend: AsyncGenerator<PendingRecord>): Promise<void> {
+    const { sync, connection } = plan;
     let index = 0;
-    for await (const { records, last } of batches(pending(plan, run, p), p.batchSize(sync))) {
+    for await (const { records, last } of batches(toSend, p.batchSize(sync))) {
       index++;
       if (this.#stopping(run, `before batch ${index} was sent`)) return;
       const context = { sync, run, connection, records, index, last };
@@ -171,16 +210,28 @@ const ROWS_PER_TURN = 2048;
  * The records a run sends, row by row as it gets to them. A 'baseline' run sends nothing and
  * marks every row's hash delivered, so that later runs send only differences.
  */
-async function* pending({ sync, source }: RunPlan, run: SyncExecution, p: DeliveryPipeline): AsyncGenerator<PendingRecord> {
+async function* pending({ sync, rows }: RunPlan, run: SyncExecution, p: DeliveryPipeline): AsyncGenerator<PendingRecord> {
   const mode: DeliveryMode = p.deliveryMode(sync, run);
-  let read = 0;
-  for (const [key, row] of source.rows) {
-    if (++read % ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+  for await (const { key, row } of rows()) {
     const fields = p.selectFields(row, sync.selection);
     const hash = p.hashRecord(fields);
     if (mode === 'baseline') sync.deliveredHashes.set(key, hash);
     else if (p.isPending(hash, sync.deliveredHashes.get(key), mode)) yield { key, hash, fields };
   }
+}
+
+/** A test-control source's rows, as they are when the run gets to them. */
+async function* sourceRows(source: Source): AsyncGenerator<{ key: RowKey; row: Row }> {
+  let read = 0;
+  for (const [key, row] of source.rows) {
+    if (++read % ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
+    yield { key, row };
+  }
+}
+
+/** A table row's key: 1 and "1" stay different keys, as in a test-control source. */
+function rowKey(value: Value): RowKey {
+  return typeof value === 'string' || typeof value === 'number' ? value : JSON.stringify(value);
 }
 
 /** Batches of at most `size` records, one at a time; one record of look-ahead tells the last batch. */

@@ -10,6 +10,29 @@ export interface Connection {
   /** Epoch ms at which the source schemas count as cached; Infinity means never. */
   schemasReadyAt: number;
   sourceObjects: readonly string[];
+  /** 'pending' while a real database is being discovered (discovery.ts); 'failed' with statusError when it could not be. */
+  status: ConnectionStatus;
+  /** One line saying why the connection failed, never a secret; null unless failed. */
+  statusError: string | null;
+}
+
+export type ConnectionStatus = 'pending' | 'healthy' | 'failed';
+
+/** Extension (POST /api/models, the real service's shape): a source over a table of a postgresql connection. */
+export interface Model {
+  id: string;
+  name: string;
+  connectionId: string;
+  /** As sent; `table` normalized to "schema.table". */
+  configuration: Record<string, unknown>;
+  schema: string;
+  table: string;
+  /** The row key column. */
+  identifier: string;
+  /** The table's columns when the model was made, in their order. */
+  fields: Array<{ name: string; type: string }>;
+  /** Other top-level fields of the request, echoed as sent. */
+  extra: Record<string, unknown>;
 }
 
 export interface BulkSyncErrorHandling {
@@ -37,9 +60,11 @@ export interface SyncErrorHandling {
   warning_notifications: boolean;
 }
 
-/** A value of a source row: rows are flat (test-control endpoints, README.md). */
+/** A value of a test-control source row: those rows are flat (test-control endpoints, README.md). */
 export type Scalar = string | number | boolean | null;
-export type Row = Record<string, Scalar>;
+/** A value of a row read from a model's table may also be a jsonb value (array or object). */
+export type Value = Scalar | Value[] | { [name: string]: Value };
+export type Row = Record<string, Value>;
 /** The value of a row's key column; 1 and "1" are different keys. */
 export type RowKey = string | number;
 
@@ -167,6 +192,7 @@ export class Store {
   readonly bulkSyncs = new Map<string, BulkSync>();
   readonly modelSyncs = new Map<string, ModelSync>();
   readonly sources = new Map<string, Source>();
+  readonly models = new Map<string, Model>();
 
   addConnection(input: Omit<Connection, 'id'>): Connection {
     const connection: Connection = { id: randomUUID(), ...input };
@@ -222,6 +248,16 @@ export class Store {
     if (!sync) return undefined;
     sync.errorHandling = copySyncErrorHandling({ ...sync.errorHandling, ...patch });
     return copySyncErrorHandling(sync.errorHandling);
+  }
+
+  addModel(input: Omit<Model, 'id'>): Model {
+    const model: Model = { id: randomUUID(), ...input };
+    this.models.set(model.id, model);
+    return model;
+  }
+
+  getModel(id: string): Model | undefined {
+    return this.models.get(id);
   }
 
   addSource(name: string, key: string): Source {

@@ -8,10 +8,10 @@ import { isObject } from '../validation.ts';
 // seams as faults. The suite must pass under every one of them with zero failures (the benign
 // matrix in test/suite/benign-matrix.test.ts): a check that fails here is stricter than the spec.
 
-const CREATION = [ROUTES.connections, ROUTES.bulkSyncs, ROUTES.modelSyncs];
+const CREATION = [ROUTES.connections, ROUTES.bulkSyncs, ROUTES.modelSyncs, ROUTES.models];
 
 /** Gives a created resource an id that is not a UUID (ids are opaque strings: Spec › Resources). */
-function opaqueIds(store: Store, method: 'addConnection' | 'addBulkSync' | 'addModelSync', map: Map<string, { id: string }>): void {
+function opaqueIds(store: Store, method: 'addConnection' | 'addBulkSync' | 'addModelSync' | 'addModel', map: Map<string, { id: string }>): void {
   wrapStore(store, method, (original) => ((input: never) => {
     const created = (original as (i: never) => { id: string })(input);
     map.delete(created.id);
@@ -25,7 +25,7 @@ export const benignVariants: readonly Fault[] = [
   {
     name: 'created-201',
     breaks: [],
-    description: 'Creations (connections, bulk syncs, model syncs) answer 201 Created instead of 200.',
+    description: 'Creations (connections, bulk syncs, model syncs, models) answer 201 Created instead of 200.',
     apply: ({ app }) => app.addHook('preSerialization', async (request, reply, payload) => {
       if (reply.statusCode === 200 && CREATION.some((url) => isRoute(request, 'POST', url))) reply.code(201);
       return payload;
@@ -65,6 +65,7 @@ export const benignVariants: readonly Fault[] = [
       opaqueIds(store, 'addConnection', store.connections as Map<string, { id: string }>);
       opaqueIds(store, 'addBulkSync', store.bulkSyncs as Map<string, { id: string }>);
       opaqueIds(store, 'addModelSync', store.modelSyncs as Map<string, { id: string }>);
+      opaqueIds(store, 'addModel', store.models as Map<string, { id: string }>);
     },
   },
   {

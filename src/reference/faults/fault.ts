@@ -32,6 +32,7 @@ export const ROUTES = {
   bulkSyncs: '/api/bulk/syncs',
   bulkErrorHandling: '/api/bulk/syncs/:id/error-handling',
   modelSyncs: '/api/syncs',
+  models: '/api/models',
   syncErrorHandling: '/api/syncs/:id/error-handling',
   runs: '/api/syncs/:id/executions',
   run: '/api/syncs/:id/executions/:execution_id',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ReferenceConfig } from '../config.ts';
 import { connectionKind } from '../connection-kinds.ts';
+import type { Discovery } from '../discovery.ts';
 import { ApiError, fieldError } from '../errors.ts';
 import type { BulkSync, Connection, Store } from '../store.ts';
 import { isObject, requireShape } from '../validation.ts';
@@ -36,7 +37,7 @@ export function versionRules(config: ReferenceConfig, request: FastifyRequest): 
  * source's schema cache, and last the object names, which only the cache can vouch for. Nothing
  * is stored before every check passed, so a refused request is safe to repeat (Rules 1).
  */
-export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: ReferenceConfig): void {
+export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: ReferenceConfig, discovery: Discovery): void {
   app.post('/api/bulk/syncs', async (request) => {
     const rules = versionRules(config, request);
     rejectOtherSpelling(request.body, rules, request.serviceVersion);
@@ -51,7 +52,8 @@ export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: Refer
 
     const source = existing(store, body.source_connection_id, '/source_connection_id');
     const destination = existing(store, body.destination_connection_id, '/destination_connection_id');
-    if (source.sourceObjects.length === 0) {
+    // The kind decides (a discovered database may hold no tables yet, and is still a source).
+    if ((connectionKind(source.type)?.sourceObjects.length ?? 0) === 0) {
       throw fieldError('/source_connection_id', `names a ${source.type} connection, which cannot be a bulk sync source`);
     }
     const settings = body[rules.destinationField] ?? null;
@@ -64,6 +66,8 @@ export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: Refer
         `No schemas found for connection ${source.id}; the schema cache is still being built, try again in a few seconds.`,
       );
     }
+    // A table created after discovery: the database is asked again before the name is refused.
+    if (body.schemas?.some((name) => !source.sourceObjects.includes(name))) await discovery.refresh(source);
     const schemas = chosenObjects(source, body.schemas);
 
     const sync = store.addBulkSync({

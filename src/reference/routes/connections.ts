@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ReferenceConfig } from '../config.ts';
 import { CONNECTION_KINDS, connectionKind, type ConnectionKind } from '../connection-kinds.ts';
-import { fieldError } from '../errors.ts';
+import type { Discovery } from '../discovery.ts';
+import { ApiError, fieldError } from '../errors.ts';
+import { isMadeUpHost } from '../source-db.ts';
 import type { Connection, Store } from '../store.ts';
 import { requireShape } from '../validation.ts';
 
@@ -17,7 +19,7 @@ interface ConnectionRequest {
 export const AUTHORIZATION_HOST = 'https://auth.reference.invalid';
 
 /** Spec › POST /api/connections. The answer's envelope ({data: {...}}) is the real service's. */
-export function connectionRoutes(app: FastifyInstance, store: Store, config: ReferenceConfig): void {
+export function connectionRoutes(app: FastifyInstance, store: Store, config: ReferenceConfig, discovery: Discovery): void {
   app.post('/api/connections', async (request) => {
     requireShape('connection-request.schema.json', request.body);
     const body = request.body as ConnectionRequest;
@@ -29,16 +31,49 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
     requireConfiguration(kind, body.configuration);
 
     const generated = generatedSettings(kind);
+    const createdAt = Date.now();
+    const real = isRealDatabase(kind, body.configuration);
     const connection = store.addConnection({
       name: body.name,
       type: body.type,
       configuration: { ...body.configuration, ...generated },
       redirectUrl: body.redirect_url ?? null,
-      schemasReadyAt: Date.now() + config.schemaCacheDelayMs,
-      sourceObjects: kind.sourceObjects,
+      // A real database caches once discovery has listed its tables (discovery.ts); the others after the delay.
+      schemasReadyAt: real ? Infinity : createdAt + config.schemaCacheDelayMs,
+      sourceObjects: real ? [] : kind.sourceObjects,
+      status: real ? 'pending' : 'healthy',
+      statusError: null,
     });
-    return { data: creationAnswer(connection, kind, generated) };
+    // The answer goes out at once; nothing waits on discovery.
+    if (real) discovery.discover(connection, createdAt);
+    return { data: { ...creationAnswer(connection, kind, generated), ...statusFields(connection) } };
   });
+
+  /** Extension: a connection as it is now (the real service's GET; no auth_url, no generated secret), with its discovery status. */
+  app.get<{ Params: { id: string } }>('/api/connections/:id', async (request) => {
+    const connection = store.getConnection(request.params.id);
+    const kind = connection && connectionKind(connection.type);
+    if (!connection || !kind) throw new ApiError('not_found', `no connection with id ${request.params.id}`, { id: request.params.id });
+    const answer = creationAnswer(connection, kind, {});
+    delete answer.auth_url;
+    const hidden = new Set(Object.keys(generatedSettings(kind)));
+    answer.configuration = Object.fromEntries(Object.entries(answer.configuration as object).filter(([field]) => !hidden.has(field)));
+    return { data: { ...answer, ...statusFields(connection) } };
+  });
+}
+
+/**
+ * A postgresql connection is really connected to, unless its hostname is under a name RFC 6761
+ * reserves (.test, .invalid, .example, example.com/net/org; source-db.ts): such made-up
+ * configurations get the kind's fixed source objects, as every other kind does (README › Connections).
+ */
+function isRealDatabase(kind: ConnectionKind, configuration: Record<string, unknown>): boolean {
+  return kind.specKind === 'relationalDatabase' && !isMadeUpHost(configuration.hostname);
+}
+
+/** The real service's status fields; status_error is one line, never a secret. */
+function statusFields(connection: Connection): { status: string; status_error: string | null } {
+  return { status: connection.status, status_error: connection.statusError };
 }
 
 /** The schema's configuration, plus the kind's extra settings (the real service's), each of its JSON type. */

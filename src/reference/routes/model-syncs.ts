@@ -63,14 +63,19 @@ export function modelSyncRoutes(app: FastifyInstance, store: Store): void {
 }
 
 /**
- * The source the fields read (fields[].source.model_id, a source of POST /_reference/sources):
- * one per sync, so every field names the same one, or none does (such a sync cannot run).
+ * The source the fields read (fields[].source.model_id: a model of POST /api/models, or a source
+ * of POST /_reference/sources): one per sync, so every field names the same one, or none does
+ * (such a sync cannot run). A model's fields must be columns of its table.
  */
 function namedSource(store: Store, fields: ModelSyncRequest['fields']): string | null {
   const first = fields[0]?.source.model_id;
   for (const [i, { source }] of fields.entries()) {
-    if (source.model_id !== undefined && !store.getSource(source.model_id)) throw fieldError(`/fields/${i}/source/model_id`, `names no source (${source.model_id})`);
+    const model = source.model_id === undefined ? undefined : store.getModel(source.model_id);
+    if (source.model_id !== undefined && !model && !store.getSource(source.model_id)) throw fieldError(`/fields/${i}/source/model_id`, `names no model or source (${source.model_id})`);
     if (source.model_id !== first) throw fieldError(`/fields/${i}/source/model_id`, 'must name the same source as /fields/0/source/model_id: a sync reads one source');
+    if (model && !model.fields.some((column) => column.name === source.field)) {
+      throw fieldError(`/fields/${i}/source/field`, `is not a field of model ${model.id} (its fields: ${model.fields.map((f) => f.name).join(', ')})`);
+    }
   }
   return first ?? null;
 }
