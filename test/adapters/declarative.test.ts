@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { declarativeAdapter } from '../../src/adapters/declarative.ts';
+import { loadAdapter } from '../../src/adapters/load.ts';
 import { checkDeclarative, type DeclarativeSpec } from '../../src/adapters/declarative-spec.ts';
 import type { AdapterContext, PollSettings } from '../../src/adapters/types.ts';
 
@@ -73,8 +74,8 @@ beforeEach(() => {
 
 const FAST: PollSettings = { initialMs: 10, maxMs: 40, timeoutMs: 2000 };
 
-function adapter(spec: DeclarativeSpec = SPEC, poll = FAST) {
-  const ctx: AdapterContext = {
+function context(poll = FAST): AdapterContext {
+  return {
     baseUrl, apiKey: 'api-key-secret', runId: 'dssc-run1', timeoutMs: 5000, options: {}, poll,
     request: async (method, path, body) => {
       const res = await fetch(new URL(path, baseUrl), { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
@@ -82,7 +83,10 @@ function adapter(spec: DeclarativeSpec = SPEC, poll = FAST) {
       return { status: res.status, json: text ? JSON.parse(text) : undefined, headers: Object.fromEntries(res.headers) };
     },
   };
-  return declarativeAdapter(ctx, spec);
+}
+
+function adapter(spec: DeclarativeSpec = SPEC, poll = FAST) {
+  return declarativeAdapter(context(poll), spec);
 }
 
 const job = (state: string, extra: Record<string, unknown> = {}): Answer => ({ status: 200, body: { state, ...extra } });
@@ -190,5 +194,24 @@ describe('reading a run with the target\'s status words and pointers', () => {
   test('a run still under way after the budget is an error naming its word and the budget', async () => {
     answer = () => job('BUSY');
     await expect(adapter().waitForRun('p1', 'j1', 120)).rejects.toThrow(/^run j1: still BUSY after \d+ ms \(budget 120 ms\)$/);
+  });
+});
+
+describe('the built-in adapter is the declarative one', () => {
+  test('with the profile\'s adapter.declarative when it has one', async () => {
+    answer = () => ({ status: 200, body: { hook: { uid: 'h9', signing: { token: 't' } } } });
+    const ad = await loadAdapter(undefined, context(), SPEC);
+    expect(ad.name).toBe('built-in (the profile\'s adapter.declarative)');
+    expect(await ad.createWebhookConnection('h', 'u')).toEqual({ id: 'h9', secret: 't' });
+    expect(seen.map((s) => s.path)).toEqual(['/v2/hooks']);
+  });
+
+  test('else with the reference profile\'s: the real service\'s shape, no test control', async () => {
+    answer = () => ({ status: 200, body: { data: { id: 'c1', configuration: { secret: 's' } } } });
+    const ad = await loadAdapter(undefined, context());
+    expect(ad.name).toBe('built-in (the real service\'s shape)');
+    expect(typeof ad.createSource).toBe('undefined');
+    await ad.createWebhookConnection('h', 'http://r/c');
+    expect(seen.map(({ method, path, body }) => ({ method, path, body }))).toEqual([{ method: 'POST', path: '/api/connections', body: { name: 'h', type: 'webhook', configuration: { url: 'http://r/c' } } }]);
   });
 });
