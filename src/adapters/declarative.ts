@@ -93,7 +93,7 @@ export function declarativeAdapter(ctx: AdapterContext, spec: DeclarativeSpec, l
 
     async createSourceConnection(db) {
       if (db.password.length >= 4) secrets.add(db.password);
-      const { id } = await create(spec.createSourceConnection, { name: `${ctx.runId}-source-db`, db }, 'creating a source connection');
+      const { id } = await create(spec.createSourceConnection, { name: `dssc-${ctx.runId}-source-db`, db }, 'creating a source connection');
       return { id };
     },
 

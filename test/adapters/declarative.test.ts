@@ -76,7 +76,7 @@ const FAST: PollSettings = { initialMs: 10, maxMs: 40, timeoutMs: 2000 };
 
 function context(poll = FAST): AdapterContext {
   return {
-    baseUrl, apiKey: 'api-key-secret', runId: 'dssc-run1', timeoutMs: 5000, options: {}, poll,
+    baseUrl, apiKey: 'api-key-secret', runId: 'run1', timeoutMs: 5000, options: {}, poll,
     request: async (method, path, body) => {
       const res = await fetch(new URL(path, baseUrl), { method, headers: { 'content-type': 'application/json' }, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
       const text = await res.text();

@@ -7,6 +7,7 @@ import { VARIABLES } from '../../src/adapters/declarative-spec.ts';
 import { checkTemplate, interpolate, render } from '../../src/adapters/template.ts';
 import { fixturesDir } from '../../src/paths.ts';
 import { loadProfile, loadReferenceProfile } from '../../src/profile/profile.ts';
+import { runCli } from '../suite/run-cli.ts';
 
 // The declarative adapter's template language (README › Target profile › A declarative adapter),
 // and the profile errors it gives: an unknown variable is found when the profile is loaded.
@@ -90,6 +91,16 @@ describe('profile errors of adapter.declarative', () => {
     ['no completed word (schema)', (d: Record<string, any>) => (d.statuses.completed = []), /statuses\/completed must NOT have fewer than 1 items/],
   ])('%s is one profile line', (_what, edit, message) => {
     expect(load(edit)).toMatch(message);
+  });
+
+  test('through the CLI: exit 2 before any request, one line on stderr', async () => {
+    const file = join(dir, 'typo.json');
+    const profile = structuredClone(reference) as { adapter: { declarative: Record<string, any> } };
+    profile.adapter.declarative.createModelSync.body.target.configuration.batch_size = '{{batch_size}}';
+    writeFileSync(file, JSON.stringify({ ...profile, $schema: undefined }));
+    const r = await runCli(['run', '--profile', file, '--seed', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe(`dss-conformance: profile ${file}: /adapter/declarative/createModelSync/body/target/configuration/batch_size: unknown variable {{batch_size}} (known here: batchSize, connectionId, fields, key, keyTarget, metadata, name, recordRequests, skipInitialBackfill, sourceId, syncAllRecords)`);
   });
 
   test('the JSON pointer to the webhook secret is not itself a secret; a literal password in a body is', () => {

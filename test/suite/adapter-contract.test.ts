@@ -203,7 +203,7 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
     await adapter.createModelSync({
       name: 'n2', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'key' }], batchSize: 7, metadata: null, recordRequests: false, syncAllRecords: true, skipInitialBackfill: false,
     });
-    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'contract-source-db', type: 'postgresql', configuration: db } });
+    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: db } });
     expect(sent[1]).toEqual({ method: 'POST', path: '/api/models', body: { name: 'm1', connection_id: 'pg', configuration: { table: 'public.dssc_t1' }, identifier: 'id' } });
     expect(sent[2]).toEqual({
       method: 'POST',
