@@ -3,7 +3,9 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UsageError } from '../cli-errors.ts';
 import { ADAPTER_METHODS, SOURCE_METHOD_SETS, type AdapterContext, type AdapterFactory, type TargetAdapter } from './types.ts';
-import { referenceAdapter } from './reference-adapter.ts';
+import { loadReferenceProfile } from '../profile/profile.ts';
+import { declarativeAdapter } from './declarative.ts';
+import type { DeclarativeSpec } from './declarative-spec.ts';
 
 /** Checks an --adapter file before the run, so a broken adapter is one clear line and exit 2. */
 export async function checkAdapterFile(file: string): Promise<string> {
@@ -25,9 +27,17 @@ async function importFactory(path: string): Promise<AdapterFactory> {
   return factory as AdapterFactory;
 }
 
-/** The adapter for this run: the file's, or the built-in one. Missing operations are named. */
-export async function loadAdapter(path: string | undefined, context: AdapterContext): Promise<TargetAdapter> {
-  const adapter = path ? await (await importFactory(path))(context) : referenceAdapter(context);
+/**
+ * The adapter for this run: the file's, or the built-in one, which is the declarative adapter
+ * configured by the profile's adapter.declarative, else by the reference profile's (the real
+ * service's shape). Missing operations of a file's adapter are named.
+ */
+export async function loadAdapter(path: string | undefined, context: AdapterContext, declarative?: DeclarativeSpec): Promise<TargetAdapter> {
+  if (!path) {
+    if (declarative) return declarativeAdapter(context, declarative, 'built-in (the profile\'s adapter.declarative)');
+    return declarativeAdapter(context, loadReferenceProfile().adapter!.declarative!, 'built-in (the real service\'s shape)');
+  }
+  const adapter = await (await importFactory(path))(context);
   if (!adapter || typeof adapter !== 'object') throw new UsageError(`--adapter ${path}: the factory returned no adapter object`);
   const has = (m: string) => typeof (adapter as unknown as Record<string, unknown>)[m] !== 'function';
   const missing: string[] = ADAPTER_METHODS.filter(has);

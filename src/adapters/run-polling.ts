@@ -1,13 +1,17 @@
 import { retryAfterMs } from '../client/retry.ts';
-import type { AdapterResponse, CapturedExchange, PollSettings, RunOutcome } from './types.ts';
+import type { AdapterResponse, PollSettings } from './types.ts';
 
-// Starting and waiting for a run of the real service (and the reference): its run states, the 409
-// that refuses a start while a run is under way, and polling that backs off and follows Retry-After.
+// Starting and waiting for a run of the real service (and the reference): the 409 that refuses a
+// start while a run is under way, polling that backs off and follows Retry-After, and the target's
+// words for the run's states (the profile's adapter.declarative.statuses).
 
-/** The real service's run states that are not an end (UtilExecutionStatus). */
-export const IN_PROGRESS_STATES: readonly string[] = ['created', 'scheduled', 'queued', 'waiting', 'running', 'processing', 'canceling'];
-/** The end states: only 'completed' is a run that did not fail. */
-export const TERMINAL_STATES: readonly string[] = ['completed', 'failed', 'canceled', 'interrupted'];
+/** A target's words for a run's states, by what they mean to the suite. */
+export interface RunStatuses {
+  inProgress: readonly string[];
+  completed: readonly string[];
+  failed: readonly string[];
+  canceled: readonly string[];
+}
 
 type Answer = Pick<AdapterResponse, 'status' | 'json'> & { headers?: Record<string, string> };
 
@@ -50,58 +54,59 @@ function describe(answer: Answer): string {
   return `answered ${answer.status}${typeof message === 'string' && message ? ` (${message.split('\n')[0]!.slice(0, 200)})` : ''}`;
 }
 
-function dataOf(answer: Answer, what: string): Record<string, unknown> {
-  const d = (answer.json as { data?: unknown } | undefined)?.data;
-  if (answer.status < 200 || answer.status >= 300 || !d || typeof d !== 'object') throw new Error(`${what} ${describe(answer)}`);
-  return d as Record<string, unknown>;
+/** The answer when it is a success, else an error naming what was asked and what came back. */
+export function successOf<A extends Answer>(answer: A, what: string): A {
+  if (answer.status < 200 || answer.status >= 300) throw new Error(`${what} ${describe(answer)}`);
+  return answer;
 }
 
 /**
  * Starts a run: a 409 (a run of this sync is under way) is tried again with backoff, a 429/503
- * after its Retry-After, within poll.timeoutMs; any other refusal is an error at once.
+ * after its Retry-After, within poll.timeoutMs; any other refusal is an error at once. Returns
+ * the accepting answer.
  */
-export async function startRunWaitingOutConflict(send: () => Promise<Answer>, poll: PollSettings, syncId: string): Promise<Record<string, unknown>> {
+export async function startRunWaitingOutConflict<A extends Answer>(send: () => Promise<A>, poll: PollSettings, syncId: string): Promise<A> {
   return withBackoff(poll, `starting a run of sync ${syncId}`, async () => {
     const answer = await send();
     if (answer.status === 409) return { done: false, why: 'still refused with 409 (a run is under way)' };
     const waitMs = askedWait(answer);
     if (waitMs !== undefined) return { done: false, why: `answered ${answer.status}`, waitMs };
-    return { done: true, value: dataOf(answer, 'starting a run') };
+    return { done: true, value: successOf(answer, 'starting a run') };
   });
 }
 
 /**
- * Reads the run until it is in an end state, and returns it. A state that is neither an end nor a
- * known state under way is an error: its outcome could not be judged.
+ * Where a state stands: ended (and whether it failed), or under way. A word in none of the lists
+ * is an error naming it: the run's outcome could not be judged.
  */
-export async function pollRun(read: () => Promise<Answer>, poll: PollSettings, runId: string): Promise<Record<string, unknown>> {
+export function classifyStatus(status: unknown, statuses: RunStatuses, runId: string): { ended: false } | { ended: true; failed: boolean } {
+  if (typeof status === 'string') {
+    if (statuses.inProgress.includes(status)) return { ended: false };
+    if (statuses.completed.includes(status)) return { ended: true, failed: false };
+    if (statuses.failed.includes(status) || statuses.canceled.includes(status)) return { ended: true, failed: true };
+  }
+  const ends = [...statuses.completed, ...statuses.failed, ...statuses.canceled];
+  throw new Error(`run ${runId} has status ${JSON.stringify(status)}, which is neither an end (${ends.join(', ')}) nor a state under way (${statuses.inProgress.join(', ')})`);
+}
+
+/**
+ * Reads the run until `statusOf` its answer is an end state, and returns that answer with the
+ * state. A 429/503 with Retry-After is waited as asked; any other non-success is an error.
+ */
+export async function pollRun<A extends Answer>(
+  read: () => Promise<A>,
+  poll: PollSettings,
+  runId: string,
+  statusOf: (answer: A) => unknown,
+  statuses: RunStatuses,
+): Promise<{ answer: A; status: string; failed: boolean }> {
   return withBackoff(poll, `run ${runId}`, async () => {
     const answer = await read();
     const waitMs = askedWait(answer);
     if (waitMs !== undefined) return { done: false, why: `reading it answered ${answer.status}`, waitMs };
-    const run = dataOf(answer, 'reading a run');
-    const status = run.status;
-    if (typeof status === 'string' && TERMINAL_STATES.includes(status)) return { done: true, value: run };
-    if (typeof status === 'string' && IN_PROGRESS_STATES.includes(status)) return { done: false, why: `still ${status}` };
-    throw new Error(`run ${runId} has status ${JSON.stringify(status)}, which is neither an end (${TERMINAL_STATES.join(', ')}) nor a state under way (${IN_PROGRESS_STATES.join(', ')})`);
+    const status = statusOf(successOf(answer, 'reading a run'));
+    const where = classifyStatus(status, statuses, runId);
+    if (!where.ended) return { done: false, why: `still ${String(status)}` };
+    return { done: true, value: { answer, status: status as string, failed: where.failed } };
   });
-}
-
-/** A message of the run's errors[] (strings, or objects with a message). */
-function errorText(e: unknown): string {
-  if (typeof e === 'string') return e;
-  const m = (e as { message?: unknown; error?: unknown } | null)?.message ?? (e as { error?: unknown } | null)?.error;
-  return typeof m === 'string' ? m : JSON.stringify(e);
-}
-
-/**
- * The outcome of a run in the real service's shape (counts.error, errors[]) or the reference's
- * (error, requests): failed unless completed; record errors from counts.error, else errors[].
- */
-export function outcomeOf(run: Record<string, unknown>, captured: CapturedExchange[] | null): RunOutcome {
-  const status = String(run.status);
-  const errors = Array.isArray(run.errors) ? run.errors.map(errorText) : typeof run.error === 'string' && run.error ? [run.error] : [];
-  const counted = (run.counts as { error?: unknown } | undefined)?.error;
-  const recordErrors = typeof counted === 'number' ? counted : Array.isArray(run.errors) ? run.errors.length : 0;
-  return { status, failed: status !== 'completed', recordErrors, errors, captured };
 }

@@ -1,6 +1,7 @@
 // The spec shows no API to create a webhook connection's sync, write a source, start a run or read
-// its outcome, so the webhook checks ask an adapter. The built-in adapter drives the reference and
-// any target shaped like the real service; a vendor passes its own with --adapter FILE.
+// its outcome, so the webhook checks ask an adapter. The built-in adapter is declarative (the
+// profile's adapter.declarative, by default the real service's shape, which the reference
+// serves: declarative.ts); a target that differs more passes its own with --adapter FILE.
 //
 // Changes since the first contract, each backwards compatible: the context has `options` and
 // `poll`, request() answers carry `headers`; createSource gets a third argument (the columns);

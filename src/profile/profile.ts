@@ -4,6 +4,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { UsageError, readJsonFile } from '../cli-errors.ts';
 import { describeErrors } from '../schemas.ts';
 import { fixturesDir } from '../paths.ts';
+import { checkDeclarative, type DeclarativeSpec } from '../adapters/declarative-spec.ts';
 
 export type KindName = 'crm' | 'marketing' | 'objectStore' | 'relationalDatabase' | 'webhook';
 export const KIND_NAMES: readonly KindName[] = ['crm', 'marketing', 'objectStore', 'relationalDatabase', 'webhook'];
@@ -36,8 +37,11 @@ export interface Profile {
   bulkSync?: { existingId?: string };
   /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */
   unsupported?: Record<string, string>;
-  /** The webhook adapter's settings: its options (AdapterContext.options) and how it polls a run. */
-  adapter?: { options?: Record<string, unknown>; poll?: { initialMs?: number; maxMs?: number; timeoutMs?: number } };
+  /**
+   * The webhook adapter's settings: its options (AdapterContext.options), how it polls a run, and
+   * the built-in adapter's requests (declarative: used when no --adapter is given).
+   */
+  adapter?: { options?: Record<string, unknown>; poll?: { initialMs?: number; maxMs?: number; timeoutMs?: number }; declarative?: DeclarativeSpec };
 }
 
 export const profileSchemaPath = join(fixturesDir, 'profiles', 'profile.schema.json');
@@ -69,6 +73,10 @@ export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env):
     const first = describeErrors(validate.errors as never)[0] ?? 'invalid';
     throw new UsageError(`profile ${path}: ${first}`);
   }
+  // What the schema cannot see: the variables of the declarative adapter's templates.
+  const declarative = (resolved as Profile).adapter?.declarative;
+  const problem = declarative && checkDeclarative(declarative);
+  if (problem) throw new UsageError(`profile ${path}: ${problem}`);
   const all = new Set(secrets);
   collectLiteralSecrets(raw, false, all);
   return { profile: resolved as Profile, secrets: [...all] };
@@ -90,15 +98,18 @@ function isEnvReference(value: object): boolean {
  * an {"$env": NAME} reference is skipped (its value is collected when it is resolved) and the
  * variable's name is not mistaken for a secret.
  */
-function collectLiteralSecrets(value: unknown, underSecretKey: boolean, out: Set<string>): void {
+function collectLiteralSecrets(value: unknown, underSecretKey: boolean, out: Set<string>, at = ''): void {
   if (typeof value === 'string') {
-    if (underSecretKey && value.length >= 4 && !/\{\{\w+\}\}/.test(value)) out.add(value);
+    if (underSecretKey && value.length >= 4 && !/\{\{\s*[\w.]+\s*\}\}/.test(value) && !NOT_SECRETS.has(at)) out.add(value);
   } else if (Array.isArray(value)) {
-    for (const v of value) collectLiteralSecrets(v, underSecretKey, out);
+    for (const [i, v] of value.entries()) collectLiteralSecrets(v, underSecretKey, out, `${at}/${i}`);
   } else if (value && typeof value === 'object' && !isEnvReference(value)) {
-    for (const [k, v] of Object.entries(value)) if (k !== '$comment') collectLiteralSecrets(v, underSecretKey || SECRET_KEY.test(k), out);
+    for (const [k, v] of Object.entries(value)) if (k !== '$comment') collectLiteralSecrets(v, underSecretKey || SECRET_KEY.test(k), out, `${at}/${k}`);
   }
 }
+
+/** Places whose key looks secret but whose value is not: the JSON pointer to where the webhook secret is. */
+const NOT_SECRETS = new Set(['/adapter/declarative/createWebhookConnection/secret']);
 
 export function loadReferenceProfile(): Profile {
   return loadProfile(referenceProfilePath).profile;

@@ -50,7 +50,7 @@ async function canMakeAdapter(s: RunSettings): Promise<void> {
       options: s.adapterOptions ?? {},
       poll: pollSettings(s.profile),
       request: () => Promise.reject(new Error('adapters may not send requests while they are made')),
-    });
+    }, s.profile.adapter?.declarative);
   } catch (error) {
     if (error instanceof UsageError) throw error;
     throw new UsageError(`--adapter ${s.adapterPath}: the factory threw: ${(error as Error).message?.split('\n')[0] ?? String(error)}`);

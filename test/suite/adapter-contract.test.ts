@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { referenceAdapter } from '../../src/adapters/reference-adapter.ts';
+import { loadAdapter } from '../../src/adapters/load.ts';
 import { pollSettings } from '../../src/adapters/options.ts';
 import { runEnd, DEFAULT_POLL, type AdapterContext, type AdapterFactory, type PollSettings, type TargetAdapter } from '../../src/adapters/types.ts';
 import { startReceiver, type Receiver } from '../../src/receiver/index.ts';
@@ -20,7 +20,13 @@ import { ROOT, runCli } from './run-cli.ts';
 // end states, record errors are an outcome of their own, and the budget comes from the profile.
 
 const example = (await import(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))).default as AdapterFactory;
-const ADAPTERS: Array<[string, AdapterFactory]> = [['built-in', referenceAdapter], ['example', example]];
+/** The built-in adapter: the declarative one with the reference profile's section (the real service's shape). */
+const builtIn: AdapterFactory = (ctx) => loadAdapter(undefined, ctx);
+const ADAPTERS: Array<[string, AdapterFactory]> = [['built-in', builtIn], ['example', example]];
+
+// Sources through the reference's test control (test-control-source.mjs), beside the adapter under test.
+const CONTROL = join(ROOT, 'test/suite/test-control-source.mjs');
+const { testControlSource } = (await import(CONTROL)) as { testControlSource: (ctx: AdapterContext) => Required<Pick<TargetAdapter, 'createSource' | 'writeRows'>> };
 
 type Answer = { status: number; body?: unknown; headers?: Record<string, string> };
 
@@ -181,23 +187,51 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
     expect(Date.now() - t0).toBeLessThan(600);
   });
 
-  test('createModelSync sends what the real service needs of a webhook sync: updateOrCreate, object http, a manual schedule, the key as identity', async () => {
-    const bodies: unknown[] = [];
-    const ad = factory({
+  test('createSourceConnection, createModel and createModelSync send the real service\'s bodies: a postgresql connection, a model over the table, an updateOrCreate sync to object http', async () => {
+    const sent: Array<{ method: string; path: string; body: unknown }> = [];
+    const adapter = await factory({
       ...context(target.url, FAST),
       request: async (method, path, body) => {
-        bodies.push({ method, path, body });
+        sent.push({ method, path, body });
         return { status: 200, json: { data: { id: 'x', name: 'n', configuration: { secret: 's' } } }, headers: {} };
       },
     });
-    const adapter = await ad;
-    await adapter.createSource!('src', 'id', SOURCE_COLUMNS);
+    const db = { hostname: 'db.example.test', port: 5432, database: 'dssc', username: 'u', password: 'pw-secret', ssl: false };
+    await adapter.createSourceConnection!(db);
+    await adapter.createModel!({ name: 'm1', connectionId: 'pg', table: { schema: 'public', name: 'dssc_t1', key: 'id', columns: SOURCE_COLUMNS } });
     await adapter.createModelSync({ name: 'n', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'id' }, { source: 'name', target: 'full_name' }] });
-    expect(bodies[0]).toMatchObject({ body: { name: 'src', key: 'id', columns: SOURCE_COLUMNS } });
-    expect(bodies[1]).toMatchObject({
-      path: '/api/syncs',
-      body: { mode: 'updateOrCreate', schedule: { frequency: 'manual' }, target: { connection_id: 'c', object: 'http' }, identity: { source: { model_id: 'm', field: 'id' }, target: 'id', function: 'Equality' } },
+    await adapter.createModelSync({
+      name: 'n2', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'key' }], batchSize: 7, metadata: null, recordRequests: false, syncAllRecords: true, skipInitialBackfill: false,
     });
+    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: db } });
+    expect(sent[1]).toEqual({ method: 'POST', path: '/api/models', body: { name: 'm1', connection_id: 'pg', configuration: { table: 'public.dssc_t1' }, identifier: 'id' } });
+    expect(sent[2]).toEqual({
+      method: 'POST',
+      path: '/api/syncs',
+      body: {
+        name: 'n', mode: 'updateOrCreate', target: { connection_id: 'c', object: 'http', configuration: {} },
+        fields: [{ source: { model_id: 'm', field: 'id' }, target: 'id' }, { source: { model_id: 'm', field: 'name' }, target: 'full_name' }],
+        identity: { source: { model_id: 'm', field: 'id' }, target: 'id', function: 'Equality' },
+        schedule: { frequency: 'manual' },
+      },
+    });
+    expect(sent[3]!.body).toEqual({
+      name: 'n2', mode: 'updateOrCreate', target: { connection_id: 'c', object: 'http', configuration: { batch_size: 7, metadata: null, record_requests: false } },
+      fields: [{ source: { model_id: 'm', field: 'id' }, target: 'key' }],
+      identity: { source: { model_id: 'm', field: 'id' }, target: 'key', function: 'Equality' },
+      sync_all_records: true, skip_initial_backfill: false,
+      schedule: { frequency: 'manual' },
+    });
+  });
+
+  test('a refused source connection is an error without the database password', async () => {
+    const adapter = await factory({
+      ...context(target.url, FAST),
+      request: async () => ({ status: 422, json: { message: 'cannot connect with password pw-secret-42' }, headers: {} }),
+    });
+    const error = await adapter.createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-secret-42', ssl: true }).catch((e: Error) => e);
+    expect(String((error as Error).message)).toMatch(/422/);
+    expect(String((error as Error).message)).not.toContain('pw-secret-42');
   });
 });
 
@@ -242,8 +276,9 @@ describe('against the reference and its run variants', () => {
       const channel = receiver.channel(`${variant}-${then}-${Math.random()}`);
       channel.script([200], then);
       const connection = await ad.createWebhookConnection('c', channel.url);
-      const source = await ad.createSource!('s', 'id', SOURCE_COLUMNS);
-      await ad.writeRows!(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
+      const rows = testControlSource(base);
+      const source = await rows.createSource('s', 'id', SOURCE_COLUMNS);
+      await rows.writeRows(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
       const sync = await ad.createModelSync({ name: 'n', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 2, fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }] });
       const outcomes = [];
       for (let i = 0; i < 2; i++) {
@@ -321,14 +356,16 @@ describe('adapter options and the poll timeout through the CLI', () => {
 
   test('an adapter that cannot read the capture log (captured: null) gets WH-022 skipped with that reason, never passed', async () => {
     const blind = join(dir, 'blind.mjs');
-    writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
+    writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nimport { testControlSource } from ${JSON.stringify(CONTROL)};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, ...testControlSource(ctx), async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
     const r = await runCli(['run', '--adapter', blind, '--only', 'WH-022', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-022', 'skipped', 'precondition not met: the capture log is not observable: the adapter returns captured: null']]);
   });
 
   test('the profile\'s adapter.poll.timeoutMs bounds the wait for a run: runs that pass through states for longer are errors', async () => {
     const file = profile({ adapter: { poll: { initialMs: 10, maxMs: 40, timeoutMs: 100 } } });
-    const r = await runCli(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
+    const builtInWithRows = join(dir, 'built-in-with-rows.mjs');
+    writeFileSync(builtInWithRows, `import { loadAdapter } from ${JSON.stringify(join(ROOT, 'src/adapters/load.ts'))};\nimport { testControlSource } from ${JSON.stringify(CONTROL)};\nexport default async (ctx) => ({ ...(await loadAdapter(undefined, ctx)), ...testControlSource(ctx) });\n`);
+    const r = await runCli(['run', '--profile', file, '--adapter', builtInWithRows, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status]), r.stdout + r.stderr).toEqual([['WH-001', 'error']]);
     expect(r.result?.checks[0]?.reason).toMatch(/^the adapter could not wait for the run to end: run \S+: still \w+ after \d+ ms \(budget 100 ms\)$/);
   });

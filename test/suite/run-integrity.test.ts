@@ -106,7 +106,7 @@ describe('setup errors are exit 2 with one line', () => {
     expect(throws.stderr.trim()).toMatch(/^dss-conformance: --adapter .*throws\.mjs: the factory threw: boom$/);
     const partial = await runCli(['run', '--adapter', join(dir, 'partial.mjs')]);
     expect(partial.code).toBe(2);
-    expect(partial.stderr.trim()).toMatch(/missing operation\(s\) createSource/);
+    expect(partial.stderr.trim()).toMatch(/missing operation\(s\) createModelSync, startRun, waitForRun, createSourceConnection \+ createModel or createSource \+ writeRows$/);
     expect(partial.result?.aborted?.exitCode).toBe(2);
   });
 
