@@ -63,12 +63,8 @@ export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
       closed ??= (async () => {
         proxy.close();
         for (const s of sockets) s.destroy();
-        const started = await ready.then(() => true, () => false);
-        if (started) {
-          const stopped = new Promise<void>((resolve) => worker.once('message', () => resolve()));
-          worker.postMessage('stop');
-          await Promise.race([stopped, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
-        }
+        // In memory only: nothing to flush, and a run that ended before the database was up
+        // must not wait for it.
         await worker.terminate();
       })();
       return closed;

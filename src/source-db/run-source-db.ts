@@ -1,0 +1,58 @@
+import { UsageError } from '../cli-errors.ts';
+import { SourceDb } from './database.ts';
+import { startEmbeddedSourceDb, type EmbeddedSourceDb } from './embedded.ts';
+import { parsePublicHost, parseSourceDbUrl } from './url.ts';
+
+// The runner's side of the source database: the flags read before anything starts (a bad URL is
+// exit 2), the embedded one started in parallel with the rest of the run when the webhook checks
+// need it, and the end: the run's tables dropped, the embedded server stopped (also on interrupt).
+
+export interface RunSourceDb {
+  url: string;
+  publicHost?: string | undefined;
+  embedded: boolean;
+  /** Spellings of the password to redact (decoded and as written in the URL). */
+  secrets: string[];
+  /** Drops this run's tables (a --source-db) and stops the embedded server; bounded in time, never throws. */
+  finish(runId: string): Promise<void>;
+}
+
+/** How long the end may take: an interrupted run must still exit. */
+const FINISH_MS = 5000;
+
+export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean }): Promise<RunSourceDb | undefined> {
+  if (o.publicHost !== undefined) parsePublicHost(o.publicHost, o.publicHostLabel);
+  if (o.url !== undefined) {
+    const parsed = parseSourceDbUrl(o.url, o.urlLabel);
+    const written = /^[^:]+:\/\/[^:@/]*:([^@/]*)@/.exec(o.url.trim())?.[1];
+    return {
+      url: parsed.url,
+      publicHost: o.publicHost,
+      embedded: false,
+      secrets: [parsed.password, ...(written ? [written] : [])].filter((s) => s !== ''),
+      finish: (runId) => bounded(async () => {
+        const db = new SourceDb(parsed.url, runId);
+        try {
+          await db.dropRunTables();
+        } finally {
+          await db.close();
+        }
+      }),
+    };
+  }
+  if (!o.needed) return undefined;
+  let embedded: EmbeddedSourceDb;
+  try {
+    embedded = await startEmbeddedSourceDb();
+  } catch (error) {
+    throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const password = parseSourceDbUrl(embedded.url).password;
+  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()) };
+}
+
+async function bounded(work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work().catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, FINISH_MS)))]);
+  clearTimeout(timer);
+}
