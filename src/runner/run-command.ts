@@ -225,7 +225,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       stopped = true;
       const code = finish(why);
       // The reports are complete; the run's tables go before the process does (bounded in time).
-      void (sourceDb?.finish(runId) ?? Promise.resolve()).then(() => process.exit(code));
+      sourceDb?.finishSync(runId);
+      process.exit(code);
     };
     const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
     process.once('SIGINT', onSignal);

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli-errors.ts';
 import { SourceDb } from './database.ts';
 import { startEmbeddedSourceDb, type EmbeddedSourceDb } from './embedded.ts';
@@ -15,6 +17,8 @@ export interface RunSourceDb {
   secrets: string[];
   /** Drops this run's tables (a --source-db) and stops the embedded server; bounded in time, never throws. */
   finish(runId: string): Promise<void>;
+  /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for. */
+  finishSync(runId: string): void;
 }
 
 /** How long the end may take: an interrupted run must still exit. */
@@ -30,6 +34,10 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
       publicHost: o.publicHost,
       embedded: false,
       secrets: [parsed.password, ...(written ? [written] : [])].filter((s) => s !== ''),
+      finishSync: (runId) => {
+        const script = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './drop-run-tables.ts' : './drop-run-tables.js', import.meta.url));
+        spawnSync(process.execPath, [script], { env: { ...process.env, DSSC_DROP_SOURCE_DB: parsed.url, DSSC_DROP_RUN_ID: runId }, stdio: 'ignore', timeout: FINISH_MS });
+      },
       finish: (runId) => bounded(async () => {
         const db = new SourceDb(parsed.url, runId);
         try {
@@ -48,7 +56,7 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
     throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const password = parseSourceDbUrl(embedded.url).password;
-  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()) };
+  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined };
 }
 
 async function bounded(work: () => Promise<void>): Promise<void> {

@@ -1,8 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../suite/run-cli.ts';
+import { spawn } from 'node:child_process';
+import { ROOT, runCli, withoutTargetEnv } from '../suite/run-cli.ts';
 import { postgresMissing, startSystemPostgres } from '../helpers/system-postgres.ts';
 
 // The source database through the CLI: a bad URL, an unreachable server, and a real PostgreSQL
@@ -53,6 +55,28 @@ describe('--source-db', () => {
       const password = new URL(server.url).password;
       expect(leaks(r.reports, password, r.stdout + r.stderr)).toEqual([]);
       expect(r.stdout).toContain('--source-db "$DSS_SOURCE_DB"');
+    } finally {
+      await c.end().catch(() => undefined);
+      await server.stop();
+    }
+  }, 120_000);
+
+  it.skipIf(missing !== undefined && process.env.DSSC_REQUIRE_POSTGRES !== '1')(`an interrupted run drops its tables before it exits${missing ? ` (skipped: ${missing})` : ''}`, async () => {
+    if (missing) throw new Error(`DSSC_REQUIRE_POSTGRES=1 but ${missing}`);
+    const server = await startSystemPostgres();
+    const c = new pg.Client(server.url);
+    try {
+      await c.connect();
+      await c.query('CREATE TABLE keep_me (id int)');
+      const tables = async () => (await c.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((x) => x.tablename as string);
+      const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', '--seed', '3', '--only', 'webhooks', '--adapter', BRIDGE, '--reports', mkdtempSync(join(tmpdir(), 'dssc-interrupt-'))], {
+        cwd: ROOT, env: { ...withoutTargetEnv(process.env), DSS_SOURCE_DB: server.url }, stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      while ((await tables()).length < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+      child.kill('SIGINT');
+      expect(await exited).toBe(4);
+      expect(await tables()).toEqual(['keep_me']);
     } finally {
       await c.end().catch(() => undefined);
       await server.stop();
