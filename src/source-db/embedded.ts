@@ -22,7 +22,8 @@ function threadFile(): URL {
 }
 
 export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
-  const worker = new Worker(threadFile());
+  // None of the parent's Node flags (--input-type, a test runner's loaders): the thread needs none.
+  const worker = new Worker(threadFile(), { execArgv: [] });
   const ready = new Promise<number>((resolve, reject) => {
     worker.once('message', (m: { port?: number; error?: string }) => (m.port ? resolve(m.port) : reject(new Error(`the embedded source database did not start: ${m.error ?? 'no reason given'}`))));
     worker.once('error', (e) => reject(new Error(`the embedded source database did not start: ${String(e.message).split('\n')[0]}`)));
