@@ -27,6 +27,7 @@ import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
 import { openRunSourceDb } from '../source-db/run-source-db.ts';
+import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
 import { variantCatalogue } from '../reference/faults.ts';
@@ -139,7 +140,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   // reference starts and the first checks run; the first query that needs it waits.
   const sourceDb = await openRunSourceDb({
     url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
-    needed: only.length === 0 || only.some((id) => id.startsWith('WH-')),
+    // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
+    needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
   });
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   try {

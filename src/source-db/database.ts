@@ -51,7 +51,7 @@ export class SourceDb {
     this.db = parseSourceDbUrl(url);
     this.prefix = runPrefix(runId);
     // A few connections: the kit writes one scenario's rows at a time.
-    this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: 30_000, idleTimeoutMillis: 10_000 });
+    this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
     // An idle connection the server drops must not crash the run; the next query reports it.
     this.pool.on('error', () => undefined);
   }
@@ -82,6 +82,18 @@ export class SourceDb {
     const defs = columns.map((c) => `${quoteIdent(c.name)} ${sqlType(c.types)}${c.name === key ? ' PRIMARY KEY' : ''}`);
     this.created.add(name);
     await this.query(`CREATE TABLE ${quoteIdent(name)} (${defs.join(', ')})`);
+    return { schema: 'public', name, key, columns };
+  }
+
+  /**
+   * A table under a name the profile gave (its sourceObjects, with {{tablePrefix}}): created when
+   * missing. Only names with this run's prefix, in public: the run never writes anything else.
+   */
+  async ensureTable(name: string, key: string, columns: readonly SourceColumn[]): Promise<SourceTable> {
+    if (!name.startsWith(this.prefix) || name.length > MAX_IDENTIFIER) throw new SourceDbError(`the table ${name} does not begin with this run's prefix ${this.prefix} (or is longer than ${MAX_IDENTIFIER})`);
+    const defs = columns.map((c) => `${quoteIdent(c.name)} ${sqlType(c.types)}${c.name === key ? ' PRIMARY KEY' : ''}`);
+    this.created.add(name);
+    await this.query(`CREATE TABLE IF NOT EXISTS ${quoteIdent(name)} (${defs.join(', ')})`);
     return { schema: 'public', name, key, columns };
   }
 

@@ -1,3 +1,4 @@
+import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 
 // The embedded Postgres, in a thread of its own: PGlite's start blocks its thread for ~2 s (initdb
@@ -5,6 +6,14 @@ import { parentPort } from 'node:worker_threads';
 // socket server listens, { error } when it cannot start; 'stop' closes it and posts 'stopped'.
 
 const port = parentPort!;
+// The lowest priority, for this thread alone (Linux applies setpriority(pid 0) to the calling
+// thread): its start is ~2 s of CPU, and the checks that run meanwhile are timed (a schema cache
+// that must still be empty 500 ms after a connection was made) and must not wait for it.
+try {
+  setPriority(19);
+} catch {
+  // Not permitted or not supported: the start just competes for the CPU.
+}
 try {
   const [{ PGlite }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite-socket')]);
   const db = await PGlite.create();

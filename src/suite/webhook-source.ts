@@ -1,7 +1,9 @@
-import type { Row, TargetAdapter } from '../adapters/types.ts';
+import type { Row, SourceColumn, TargetAdapter } from '../adapters/types.ts';
+import type { KindName } from '../profile/profile.ts';
+import { namesSourceDb } from '../profile/template.ts';
 import { TransportError } from '../client/http-client.ts';
 import { SourceDb } from '../source-db/database.ts';
-import { once, redactor, resourceName, settings, Unjudgeable, UnsupportedOperation } from './context.ts';
+import { fillTemplate, once, profile, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { SOURCE_COLUMNS } from './webhook-columns.ts';
 
 // Where a scenario's rows live. An adapter with createSourceConnection + createModel reads them
@@ -57,6 +59,39 @@ export async function openSource(ad: TargetAdapter, label: string, rows: readonl
   const connectionId = await sourceConnection(ad, db);
   const model = await ad.createModel!({ name: resourceName(`model-${label}`), connectionId, table }).catch(unmet('create a model over the source table'));
   return { sourceId: model.id, write };
+}
+
+/** The tables a kind's sourceObjects name: a few columns, a couple of rows. */
+const KIND_COLUMNS: readonly SourceColumn[] = [
+  { name: 'id', types: ['string'], key: true },
+  { name: 'name', types: ['string'] },
+  { name: 'amount', types: ['number', 'null'] },
+  { name: 'active', types: ['boolean'] },
+];
+const KIND_ROWS: readonly Row[] = [
+  { id: 'k1', name: 'first', amount: 12.5, active: true },
+  { id: 'k2', name: 'second', amount: null, active: false },
+];
+
+/**
+ * When a kind points at the kit's source database ({{sourceDb.*}} in its configuration) and its
+ * sourceObjects name tables with {{tablePrefix}}, those tables exist, with rows, before the kind's
+ * connection is created: a target that reads the database finds real schemas to cache.
+ */
+export function prepareKindTables(kind: KindName): Promise<void> {
+  return once(`kind-tables:${kind}`, async () => {
+    const k = profile().kinds?.[kind];
+    if (!k || !namesSourceDb(k.configuration)) return;
+    const named = (k.sourceObjects ?? []).filter((o) => o.includes('{{tablePrefix}}'));
+    if (named.length === 0) return;
+    const db = await sourceDb();
+    for (const object of fillTemplate(named, {})) {
+      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : ['public', object];
+      if (schema !== 'public') throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema public, not ${schema} (${object})`);
+      const created = await db.ensureTable(table, 'id', KIND_COLUMNS).catch(failed(`create the table ${object}`));
+      await db.upsert(created, KIND_ROWS).catch(failed(`write the rows of ${object}`));
+    }
+  });
 }
 
 /** Drops the run's tables and closes the pool (the runner drops them again, in case this never ran). */
