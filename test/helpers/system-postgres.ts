@@ -11,6 +11,8 @@ import { randomBytes } from 'node:crypto';
 
 export interface SystemPostgres {
   url: string;
+  /** The superuser's URL (for what a test sets up around the kit: event triggers, ...). */
+  adminUrl: string;
   stop(): Promise<void>;
 }
 
@@ -82,7 +84,7 @@ export async function startSystemPostgres(): Promise<SystemPostgres> {
       await c.query(`CREATE ROLE dssc LOGIN PASSWORD '${password}'`);
       await c.query('CREATE DATABASE dssc OWNER dssc');
       await c.end();
-      return { url: `postgres://dssc:${password}@127.0.0.1:${port}/dssc`, stop };
+      return { url: `postgres://dssc:${password}@127.0.0.1:${port}/dssc`, adminUrl: `postgres://postgres:${superPassword}@127.0.0.1:${port}/dssc`, stop };
     } catch (error) {
       await c.end().catch(() => undefined);
       if (server.exitCode !== null || Date.now() > deadline) {
