@@ -30,6 +30,9 @@ export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
     worker.once('exit', (code) => reject(new Error(`the embedded source database stopped (exit ${code})`)));
   });
   ready.catch(() => undefined);
+  // What callers await; a start that fails (or a thread ended early) is theirs to see, never an unhandled rejection.
+  const started = ready.then(() => undefined);
+  started.catch(() => undefined);
   const sockets = new Set<Socket>();
   const proxy: Server = createServer((client) => {
     sockets.add(client);
@@ -59,7 +62,7 @@ export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
   let closed: Promise<void> | undefined;
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres?sslmode=disable`,
-    ready: ready.then(() => undefined),
+    ready: started,
     close: () => {
       closed ??= (async () => {
         proxy.close();
