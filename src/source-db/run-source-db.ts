@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli-errors.ts';
+import { referenceAdapter } from '../adapters/reference-adapter.ts';
+import { DEFAULT_POLL } from '../adapters/types.ts';
 import { SourceDb } from './database.ts';
 import { startEmbeddedSourceDb, type EmbeddedSourceDb } from './embedded.ts';
 import { parsePublicHost, parseSourceDbUrl } from './url.ts';
@@ -24,7 +26,12 @@ export interface RunSourceDb {
 /** How long the end may take: an interrupted run must still exit. */
 const FINISH_MS = 5000;
 
-export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean }): Promise<RunSourceDb | undefined> {
+/**
+ * needed: the run may use a source database (webhook checks selected, or the profile names it);
+ * eager: it will (an adapter that makes models, a profile kind pointing at it), so the embedded
+ * one starts now rather than at its first connection.
+ */
+export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean; eager: boolean }): Promise<RunSourceDb | undefined> {
   if (o.publicHost !== undefined) parsePublicHost(o.publicHost, o.publicHostLabel);
   if (o.url !== undefined) {
     const parsed = parseSourceDbUrl(o.url, o.urlLabel);
@@ -51,12 +58,18 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
   if (!o.needed) return undefined;
   let embedded: EmbeddedSourceDb;
   try {
-    embedded = await startEmbeddedSourceDb();
+    embedded = await startEmbeddedSourceDb({ eager: o.eager });
   } catch (error) {
     throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const password = parseSourceDbUrl(embedded.url).password;
   return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined };
+}
+
+/** Whether the built-in adapter makes models over the kit's tables (an --adapter file is not run to find out). */
+export function builtInUsesSourceDb(): boolean {
+  const probe = referenceAdapter({ baseUrl: 'http://127.0.0.1:9', apiKey: '', runId: '', timeoutMs: 1, options: {}, poll: DEFAULT_POLL, request: () => Promise.reject(new Error('not sent')) });
+  return typeof probe.createSourceConnection === 'function' && typeof probe.createModel === 'function';
 }
 
 async function bounded(work: () => Promise<void>): Promise<void> {
