@@ -184,6 +184,9 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     process.stdout.write(redactor.text(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${faults.length ? ` with fault ${faults.join(', ')}` : ''}` : redactUserinfo(baseUrl)}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}`) + '\n');
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
+    // Said once here; each check that needs the database says it again as its error.
+    const dbProblem = await sourceDb?.problem();
+    if (dbProblem) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${dbProblem}: the checks that need it are errors`)) + '\n');
 
     const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));
     const collector = new CollectReporter(loadRequirements(), redactor, only.length > 0 ? onlyPattern(only) : undefined);

@@ -46,12 +46,12 @@ export class SourceDb {
   private counter = 0;
   private readonly publicHost: string | undefined;
 
-  constructor(url: string, runId: string, publicHost?: string) {
+  constructor(url: string, runId: string, publicHost?: string, o: { connectTimeoutMs?: number } = {}) {
     this.publicHost = publicHost;
     this.db = parseSourceDbUrl(url);
     this.prefix = runPrefix(runId);
     // A few connections: the kit writes one scenario's rows at a time.
-    this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+    this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: o.connectTimeoutMs ?? 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
     // An idle connection the server drops must not crash the run; the next query reports it.
     this.pool.on('error', () => undefined);
   }

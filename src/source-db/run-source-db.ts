@@ -21,6 +21,8 @@ export interface RunSourceDb {
   finish(runId: string): Promise<void>;
   /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for. */
   finishSync(runId: string): void;
+  /** Why a --source-db does not answer (one line naming host:port), or undefined when it does; bounded in time. */
+  problem(): Promise<string | undefined>;
 }
 
 /** How long the end may take: an interrupted run must still exit. */
@@ -41,6 +43,17 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
       publicHost: o.publicHost,
       embedded: false,
       secrets: [parsed.password, ...(written ? [written] : [])].filter((s) => s !== ''),
+      problem: async () => {
+        const db = new SourceDb(parsed.url, 'check', undefined, { connectTimeoutMs: FINISH_MS });
+        try {
+          await db.ping();
+          return undefined;
+        } catch (error) {
+          return (error as Error).message;
+        } finally {
+          await db.close();
+        }
+      },
       finishSync: (runId) => {
         const script = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './drop-run-tables.ts' : './drop-run-tables.js', import.meta.url));
         spawnSync(process.execPath, [script], { env: { ...process.env, DSSC_DROP_SOURCE_DB: parsed.url, DSSC_DROP_RUN_ID: runId }, stdio: 'ignore', timeout: FINISH_MS });
@@ -63,7 +76,7 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
     throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const password = parseSourceDbUrl(embedded.url).password;
-  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined };
+  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined, problem: async () => undefined };
 }
 
 /** Whether the built-in adapter makes models over the kit's tables (an --adapter file is not run to find out). */

@@ -35,6 +35,7 @@ describe('--source-db', () => {
     expect(check.status).toBe('error');
     expect(JSON.stringify(check)).toMatch(/source database at 127\.0\.0\.1:1 cannot be reached/);
     expect(r.stdout).toContain('--source-db "$DSS_SOURCE_DB"');
+    expect(r.stdout).toMatch(/^dss-conformance: note: the source database at 127\.0\.0\.1:1 cannot be reached .*: the checks that need it are errors$/m);
     expect(leaks(r.reports, 'pw-Secret-456', r.stdout + r.stderr)).toEqual([]);
   }, 60_000);
 
