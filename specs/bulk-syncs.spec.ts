@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, createConnection, fcParams, kindProfile, need, profile } from '../src/suite/context.ts';
+import { api, apiVersion, createConnection, fcParams, need, profile } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, cachedSourceId, kindSourceObjects, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { check } from '../src/suite/check.ts';
 
@@ -67,7 +67,7 @@ check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
 
 check('BULK-004 a bulk sync that names source objects in schemas is accepted', async (t) => {
   const objects = await need(t, 'the source objects (profile kinds.<source>.sourceObjects)', async () => {
-    const list = kindProfile(sourceKind()).sourceObjects;
+    const list = kindSourceObjects(sourceKind());
     if (!list || list.length === 0) throw new Error('not given');
     return list;
   });

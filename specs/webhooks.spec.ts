@@ -5,6 +5,7 @@ import { need, redactor, settings, Unjudgeable, Unmet } from '../src/suite/conte
 import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingProblem, failingScenarios, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
 import { scenario, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, FIELDS, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
 import { check, note } from '../src/suite/check.ts';
@@ -13,6 +14,8 @@ import { check, note } from '../src/suite/check.ts';
 // Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
 
 afterAll(writeDeliveryLog);
+// The scenarios' tables go when the last webhook check has run (the runner drops them again at the end).
+afterAll(closeSourceDb);
 
 /** Values that look like a number and a boolean stay strings (WH-014). */
 const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true' };

@@ -2,6 +2,8 @@ import { UnreachableError } from '../cli-errors.ts';
 import { ApiClient, TransportError, closeSharedAgent, type ApiRequest } from '../client/http-client.ts';
 import type { Redactor } from '../report/redact.ts';
 import type { RunSettings } from './settings.ts';
+import { fillPlaceholders } from '../profile/template.ts';
+import { sourceDbValues } from '../source-db/placeholders.ts';
 import { explainTransport } from './target-url.ts';
 
 export interface PreflightResult {
@@ -61,6 +63,6 @@ function creationProbe(settings: RunSettings, name: string): ApiRequest | undefi
   const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => kinds[k]?.configuration);
   const k = kind ? kinds[kind] : undefined;
   if (!k?.configuration) return undefined;
-  const configuration = JSON.parse(JSON.stringify(k.configuration).replace(/\{\{webhookUrl\}\}/g, `https://dssc-${settings.runId}.invalid/hook`)) as unknown;
+  const configuration = fillPlaceholders(k.configuration, { ...sourceDbValues(settings), webhookUrl: `https://dssc-${settings.runId}.invalid/hook` });
   return { method: 'POST', path: '/api/connections', body: { name, type: k.type, configuration } };
 }

@@ -33,7 +33,8 @@ export function replayLines(r: ResolvedFlags, o: { embedded: boolean; seed: numb
     else if (name === 'base-url') {
       if (!o.embedded) check.push(`--base-url ${shellQuote(redactUserinfo(str(name) ?? ''))}`);
     } else if (flag.secret) {
-      if (!o.embedded && value !== undefined) check.push(`--${name} "$${r.sources[name]?.variable ?? `DSS_${name.toUpperCase().replace(/-/g, '_')}`}"`);
+      // The keys belong to a target given with --base-url; the source database to any run.
+      if ((!o.embedded || name === 'source-db') && value !== undefined) check.push(`--${name} "$${r.sources[name]?.variable ?? `DSS_${name.toUpperCase().replace(/-/g, '_')}`}"`);
     } else if (name === 'api-version') {
       if (value !== undefined) (value === 'all' ? run : check).push(`--api-version ${shellQuote(value as string)}`);
     } else if (name === 'shard') {

@@ -26,6 +26,8 @@ import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
+import { builtInUsesSourceDb, openRunSourceDb } from '../source-db/run-source-db.ts';
+import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
 import { variantCatalogue } from '../reference/faults.ts';
@@ -133,23 +135,33 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
   const replay = replayLines(resolved, { embedded, seed });
 
+  const runId = randomBytes(4).toString('hex');
+  // Started now, without waiting: the embedded database comes up in its own thread while the
+  // reference starts and the first checks run; the first query that needs it waits.
+  const sourceDb = await openRunSourceDb({
+    url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
+    // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
+    needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
+    eager: (adapterPath !== undefined || builtInUsesSourceDb()) || namesSourceDb(profile.kinds),
+  });
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
-  if (embedded) {
-    const { startReference } = await import('../reference/index.ts');
-    reference = await startReference({ port: 0, ...(apiKeyFlag ? { apiKey: apiKeyFlag } : {}), faults });
-  }
   try {
+    if (embedded) {
+      const { startReference } = await import('../reference/index.ts');
+      reference = await startReference({ port: 0, ...(apiKeyFlag ? { apiKey: apiKeyFlag } : {}), faults });
+    }
     const baseUrl = reference?.baseUrl ?? baseUrlFlag!;
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
     const orgKey = reference?.orgKey ?? str('org-key');
-    const allSecrets = [...secrets, ...urlSecrets];
+    const allSecrets = [...secrets, ...urlSecrets, ...(sourceDb?.secrets ?? [])];
     const redactor = new Redactor([apiKey, orgKey, ...allSecrets]);
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource,
-      seed, numRuns, timeoutMs, maxRps, runId: randomBytes(4).toString('hex'), secrets: allSecrets,
+      seed, numRuns, timeoutMs, maxRps, runId, secrets: allSecrets,
       replay: replay.check,
       embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined, sharded: shard !== undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
+      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded } : undefined,
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
     };
@@ -172,6 +184,9 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     process.stdout.write(redactor.text(`dss-conformance: target ${embedded ? `embedded reference at ${baseUrl}${faults.length ? ` with fault ${faults.join(', ')}` : ''}` : redactUserinfo(baseUrl)}, profile ${settings.profileSource}, seed ${seed}, run id ${settings.runId}`) + '\n');
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
+    // Said once here; each check that needs the database says it again as its error.
+    const dbProblem = await sourceDb?.problem();
+    if (dbProblem) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${dbProblem}: the checks that need it are errors`)) + '\n');
 
     const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));
     const collector = new CollectReporter(loadRequirements(), redactor, only.length > 0 ? onlyPattern(only) : undefined);
@@ -214,7 +229,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const stop = (why: string) => {
       if (stopped) return;
       stopped = true;
-      process.exit(finish(why));
+      const code = finish(why);
+      // The reports are complete; the run's tables go before the process does (bounded in time).
+      sourceDb?.finishSync(runId);
+      process.exit(code);
     };
     const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
     process.once('SIGINT', onSignal);
@@ -244,6 +262,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     return finish();
   } finally {
     await reference?.close();
+    await sourceDb?.finish(runId);
   }
 }
 

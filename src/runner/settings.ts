@@ -30,6 +30,12 @@ export interface RunSettings {
   adapterOptions?: Record<string, unknown> | undefined;
   /** Where the capturing receiver listens, and the URL the target must use to reach it. */
   receiver: { host: string; port: number; publicUrl?: string | undefined };
+  /**
+   * The kit's source database for the webhook checks (--source-db, or the embedded one): the URL
+   * the kit connects with (it holds a password: never printed; redacted through `secrets`) and the
+   * host the target reaches it under. Absent when the run has no webhook checks.
+   */
+  sourceDb?: { url: string; publicHost?: string | undefined; embedded: boolean } | undefined;
   /** The X-Service-Version every request carries unless a check says otherwise (--api-version). */
   apiVersion: string;
   /** Set when the run makes one pass per version (--api-version all): results are labelled with it. */

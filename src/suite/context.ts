@@ -6,6 +6,8 @@ import { atPointer, type KindName, type KindProfile, type Profile } from '../pro
 import { errorAnswer, ERROR_ANSWERS_FILE } from '../report/error-answers.ts';
 import { Redactor } from '../report/redact.ts';
 import { checkSeed, type RunSettings } from '../runner/settings.ts';
+import { fillPlaceholders, namesSourceDb, type TemplateValue } from '../profile/template.ts';
+import { sourceDbValues } from '../source-db/placeholders.ts';
 
 // Shared by every spec file of a run. The runner uses one worker without isolation, so the
 // memoised fixtures below are created once per run and reused across files.
@@ -42,6 +44,9 @@ export function learnId(id: string): void {
 function normalise(text: string): string {
   let out = text.split(settings().runId).join('<run>').split(settings().baseUrl).join('<target>');
   for (const [id, label] of learned) out = out.split(id).join(label);
+  // The source database's port (a free port for the embedded one) in a connection's configuration.
+  const port = sourceDbValues(settings())['sourceDb.port'];
+  if (port !== undefined) out = out.split(`"port":${port}`).join('"port":"<source-db-port>"');
   return out.replace(/\/c\/[A-Za-z0-9_-]+\//g, '/c/<channel>/').replace(/:\/\/127\.0\.0\.1:\d+/g, '://127.0.0.1:<port>');
 }
 
@@ -152,15 +157,13 @@ export function kindProfile(kind: KindName): KindProfile {
   return k;
 }
 
-/** Replaces {{name}}, {{connectionId}}, {{webhookUrl}} in a profile template. */
-export function fillTemplate<T>(template: T, values: Record<string, string>): T {
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return v.replace(/\{\{(\w+)\}\}/g, (m, key: string) => values[key] ?? m);
-    if (Array.isArray(v)) return v.map(walk);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
-    return v;
-  };
-  return walk(template) as T;
+/**
+ * Replaces {{name}}, {{connectionId}}, {{webhookUrl}} and the source database's placeholders
+ * ({{sourceDb.port}}, {{tablePrefix}}, ...: src/profile/template.ts) in a profile template.
+ */
+export function fillTemplate<T>(template: T, values: Record<string, TemplateValue>): T {
+  if (namesSourceDb(template) && !settings().sourceDb) throw new Unmet('the profile names the source database ({{sourceDb.*}}, {{tablePrefix}}) but the run has none');
+  return fillPlaceholders(template, { ...sourceDbValues(settings()), ...values });
 }
 
 /** Where deliveries of webhook connections made outside the webhook checks go: nowhere (.invalid never resolves). */

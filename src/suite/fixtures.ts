@@ -2,6 +2,7 @@ import type { ApiResponse } from '../client/http-client.ts';
 import type { KindName } from '../profile/profile.ts';
 import { api, apiVersion, connectionOf, createConnection, fillTemplate, idOf, kindProfile, once, profile, resourceName, Unmet } from './context.ts';
 import { waitingFor } from './progress.ts';
+import { prepareKindTables } from './webhook-source.ts';
 
 export type Spelling = 'destination_configuration' | 'dest_configuration';
 
@@ -53,8 +54,14 @@ export async function bulkSyncBody(sourceId: string, opts: BulkBodyOptions): Pro
 
 /** The first of the source kind's objects, as a schemas list; undefined when the profile has none. */
 export function sourceObjects(): string[] | undefined {
-  const list = profile().kinds?.[sourceKind()]?.sourceObjects;
+  const list = kindSourceObjects(sourceKind());
   return list && list.length > 0 ? list.slice(0, 1) : undefined;
+}
+
+/** A kind's sourceObjects as the profile gives them, placeholders filled ({{tablePrefix}}). */
+export function kindSourceObjects(kind: KindName): string[] | undefined {
+  const list = profile().kinds?.[kind]?.sourceObjects;
+  return list ? fillTemplate(list, {}) : undefined;
 }
 
 /** A 400 that is the schema-cache answer (Errors › Specific cases 1), as opposed to a validation error. */
@@ -88,6 +95,7 @@ export interface ReadySource {
 export function readySource(): Promise<ReadySource> {
   return once('ready-source', async () => {
     const kind = sourceKind();
+    await prepareKindTables(kind);
     const { id: sourceId } = await createConnection(kind);
     const destination = kindProfile('objectStore').destinationSettings ? 'objectStore' : 'relationalDatabase';
     const body = await bulkSyncBody(sourceId, { version: apiVersion(), destination, schemas: [] });

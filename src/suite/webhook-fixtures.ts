@@ -9,9 +9,8 @@ import { startReceiver, type Channel, type Delivery, type Receiver, type Scripte
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
-import { SOURCE_COLUMNS } from './webhook-columns.ts';
+import { openSource, unmet, type FedSource } from './webhook-source.ts';
 import { announceDelivery, waitingFor } from './progress.ts';
-import { TransportError } from '../client/http-client.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -104,6 +103,8 @@ export interface ScenarioPlan {
 }
 
 const scenarios = new Map<string, Scenario>();
+/** Each source by its id, for the later writes of the scenarios over it. */
+const sources = new Map<string, FedSource>();
 
 /**
  * Sets a scenario up and starts its first run without waiting for it: runs started one after
@@ -127,9 +128,10 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     } else if (plan.sharedSource) {
       ({ sourceId, rows } = await sharedSource(ad, plan.sharedSource, plan.rows));
     } else {
-      sourceId = (await ad.createSource!(resourceName(`source-${label}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
       rows = new Map([...generateRows(label, plan.rows), ...(plan.source ?? []), ...(plan.edgeRows ? EDGE_ROWS : [])].map((r) => [String(r.id), r]));
-      await ad.writeRows!(sourceId, [...rows.values()]).catch(unmet('write source rows'));
+      const source = await openSource(ad, label, [...rows.values()]);
+      sourceId = source.sourceId;
+      sources.set(sourceId, source);
     }
     const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, key: 'id', fields: plan.fields ?? FIELDS, ...plan.sync };
     const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
@@ -142,10 +144,10 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
 /** Rows shared by scenarios that differ only in the receiver's answers (written once). */
 function sharedSource(ad: TargetAdapter, name: string, count: number): Promise<{ sourceId: string; rows: Map<string, Row> }> {
   return once(`source:${name}`, async () => {
-    const sourceId = (await ad.createSource!(resourceName(`source-${name}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
     const rows = new Map(generateRows(name, count).map((r) => [String(r.id), r]));
-    await ad.writeRows!(sourceId, [...rows.values()]).catch(unmet('write source rows'));
-    return { sourceId, rows };
+    const source = await openSource(ad, name, [...rows.values()]);
+    sources.set(source.sourceId, source);
+    return { sourceId: source.sourceId, rows };
   });
 }
 
@@ -159,7 +161,7 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
       const changed = applyEdits(rows, step.edits ?? []);
       const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
       for (const r of [...changed, ...added]) rows.set(String(r.id), r);
-      if (changed.length + added.length > 0) await ad.writeRows!(sourceId, [...changed, ...added]).catch(unmet('write source rows'));
+      if (changed.length + added.length > 0) await sources.get(sourceId)!.write([...changed, ...added]);
       s.runs.push(await run(ad, s));
     }
     return s;
@@ -186,20 +188,6 @@ async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   return (await startRun(ad, s)).finish();
-}
-
-/**
- * What an adapter operation's failure means for the checks that need it: an operation the
- * adapter declares unsupported (an error named 'Unsupported') is a skip; no answer from the target
- * is the check's error, as is any other exception (the operation could not be judged).
- */
-function unmet(what: string) {
-  return (error: unknown): never => {
-    if (error instanceof TransportError) throw error;
-    const message = `the adapter could not ${what}: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
-    if ((error as Error)?.name === 'Unsupported') throw new UnsupportedOperation(message);
-    throw new Unjudgeable(message);
-  };
 }
 
 /** The channel each scenario's deliveries arrive on, by channel id: a delivery's record names its scenario. */

@@ -1,0 +1,125 @@
+import type { Row, SourceColumn, TargetAdapter } from '../adapters/types.ts';
+import type { KindName } from '../profile/profile.ts';
+import { namesSourceDb } from '../profile/template.ts';
+import { TransportError } from '../client/http-client.ts';
+import { SourceDb } from '../source-db/database.ts';
+import { fillTemplate, once, profile, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
+import { SOURCE_COLUMNS } from './webhook-columns.ts';
+
+// Where a scenario's rows live. An adapter with createSourceConnection + createModel reads them
+// from the kit's source database, as a real service's user would set it up: the kit creates the
+// scenario's table, writes the rows with SQL, and the adapter makes a model over it (whose id is
+// the sync's source). Otherwise the adapter feeds its own source (createSource + writeRows).
+
+export interface FedSource {
+  sourceId: string;
+  /** Inserts or replaces rows, matched by the key 'id'. */
+  write(rows: readonly Row[]): Promise<void>;
+}
+
+const usesSourceDb = (ad: TargetAdapter) => typeof ad.createSourceConnection === 'function' && typeof ad.createModel === 'function';
+
+/** The run's source database, checked to answer: one line naming host:port when it does not. */
+let opened = false;
+export function sourceDb(): Promise<SourceDb> {
+  opened = true;
+  return once('source-db', async () => {
+    const s = settings().sourceDb;
+    if (!s) throw new Unjudgeable('the run has no source database (it was started without webhook checks selected)');
+    const db = new SourceDb(s.url, settings().runId, s.publicHost);
+    try {
+      await db.ping();
+    } catch (error) {
+      await db.close();
+      throw new Unjudgeable(redactor().text((error as Error).message));
+    }
+    return db;
+  });
+}
+
+/** The target's connection to the source database: one per run. */
+function sourceConnection(ad: TargetAdapter, db: SourceDb): Promise<string> {
+  return once('source-connection', async () => (await ad.createSourceConnection!(db.target()).catch(unmet('create a connection to the source database'))).id);
+}
+
+/** A source with these rows for the scenario `label` (its name or table carries the run's prefix). */
+export async function openSource(ad: TargetAdapter, label: string, rows: readonly Row[]): Promise<FedSource> {
+  if (!usesSourceDb(ad)) {
+    const sourceId = (await ad.createSource!(resourceName(`source-${label}`), 'id', SOURCE_COLUMNS).catch(unmet('create a source'))).id;
+    const write = async (more: readonly Row[]) => void (await ad.writeRows!(sourceId, [...more]).catch(unmet('write source rows')));
+    await write(rows);
+    return { sourceId, write };
+  }
+  const db = await sourceDb();
+  const pass = settings().versionPass;
+  // A later --api-version pass makes its own tables, as it makes its own resources.
+  const table = await db.createTable(`${pass ? `v${pass.index}_` : ''}${label}`, 'id', SOURCE_COLUMNS).catch(failed('create a table'));
+  const write = (more: readonly Row[]) => db.upsert(table, more).catch(failed('write source rows'));
+  await write(rows);
+  const connectionId = await sourceConnection(ad, db);
+  const model = await ad.createModel!({ name: resourceName(`model-${label}`), connectionId, table }).catch(unmet('create a model over the source table'));
+  return { sourceId: model.id, write };
+}
+
+/** The tables a kind's sourceObjects name: a few columns, a couple of rows. */
+const KIND_COLUMNS: readonly SourceColumn[] = [
+  { name: 'id', types: ['string'], key: true },
+  { name: 'name', types: ['string'] },
+  { name: 'amount', types: ['number', 'null'] },
+  { name: 'active', types: ['boolean'] },
+];
+const KIND_ROWS: readonly Row[] = [
+  { id: 'k1', name: 'first', amount: 12.5, active: true },
+  { id: 'k2', name: 'second', amount: null, active: false },
+];
+
+/**
+ * When a kind points at the kit's source database ({{sourceDb.*}} in its configuration) and its
+ * sourceObjects name tables with {{tablePrefix}}, those tables exist, with rows, before the kind's
+ * connection is created: a target that reads the database finds real schemas to cache.
+ */
+export function prepareKindTables(kind: KindName): Promise<void> {
+  return once(`kind-tables:${kind}`, async () => {
+    const k = profile().kinds?.[kind];
+    if (!k || !namesSourceDb(k.configuration)) return;
+    const named = (k.sourceObjects ?? []).filter((o) => o.includes('{{tablePrefix}}'));
+    if (named.length === 0) return;
+    const db = await sourceDb();
+    for (const object of fillTemplate(named, {})) {
+      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : ['public', object];
+      if (schema !== 'public') throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema public, not ${schema} (${object})`);
+      const created = await db.ensureTable(table, 'id', KIND_COLUMNS).catch(failed(`create the table ${object}`));
+      await db.upsert(created, KIND_ROWS).catch(failed(`write the rows of ${object}`));
+    }
+  });
+}
+
+/** Drops the run's tables and closes the pool (the runner drops them again, in case this never ran). */
+export async function closeSourceDb(): Promise<void> {
+  if (!opened) return;
+  const db = await sourceDb().catch(() => undefined);
+  if (!db) return;
+  await db.dropRunTables().catch(() => undefined);
+  await db.close();
+}
+
+/** The kit's own database failed: the checks that need it cannot be judged (error, not fail). */
+function failed(what: string) {
+  return (error: unknown): never => {
+    throw new Unjudgeable(redactor().text(`the kit could not ${what} in its source database: ${String((error as Error)?.message ?? error).split('\n')[0]}`));
+  };
+}
+
+/**
+ * What an adapter operation's failure means for the checks that need it: an operation the
+ * adapter declares unsupported (an error named 'Unsupported') is a skip; no answer from the target
+ * is the check's error, as is any other exception (the operation could not be judged).
+ */
+export function unmet(what: string) {
+  return (error: unknown): never => {
+    if (error instanceof TransportError) throw error;
+    const message = `the adapter could not ${what}: ${String((error as Error)?.message ?? error).split('\n')[0]}`;
+    if ((error as Error)?.name === 'Unsupported') throw new UnsupportedOperation(message);
+    throw new Unjudgeable(message);
+  };
+}
