@@ -17,10 +17,16 @@ export function fakerValue<T>(make: (f: typeof faker) => T): fc.Arbitrary<T> {
   }, undefined as never);
 }
 
+/**
+ * Host names under the names RFC 6761 reserves: a target that really connects to a generated
+ * database host or URL (as the real service validates a connection) never reaches anyone's host.
+ */
+const reservedHost = (f: typeof faker) => `${f.internet.domainWord()}.${f.helpers.arrayElement(['test', 'invalid', 'example', 'example.com'])}`;
+
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
   email: () => fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),
-  uri: () => fakerValue((f) => f.internet.url({ appendSlash: false })),
-  hostname: () => fakerValue((f) => f.internet.domainName()),
+  uri: () => fakerValue((f) => `https://${reservedHost(f)}${f.helpers.arrayElement(['', '/', `/${f.internet.domainWord()}`])}`),
+  hostname: () => fakerValue(reservedHost),
   'date-time': () => fakerValue((f) => f.date.recent().toISOString()),
 };
 

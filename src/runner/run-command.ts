@@ -26,7 +26,7 @@ import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
-import { builtInUsesSourceDb, openRunSourceDb } from '../source-db/run-source-db.ts';
+import { openRunSourceDb } from '../source-db/run-source-db.ts';
 import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
@@ -142,7 +142,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
     // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
     needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
-    eager: (adapterPath !== undefined || builtInUsesSourceDb()) || namesSourceDb(profile.kinds),
+    // Whoever needs it uses it at once: the built-in adapter makes models over the kit's tables.
+    eager: true,
   });
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   try {

@@ -1,8 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { UsageError } from '../cli-errors.ts';
-import { referenceAdapter } from '../adapters/reference-adapter.ts';
-import { DEFAULT_POLL } from '../adapters/types.ts';
 import { SourceDb } from './database.ts';
 import { startEmbeddedSourceDb, type EmbeddedSourceDb } from './embedded.ts';
 import { parsePublicHost, parseSourceDbUrl } from './url.ts';
@@ -77,12 +75,6 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
   }
   const password = parseSourceDbUrl(embedded.url).password;
   return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined, problem: async () => undefined };
-}
-
-/** Whether the built-in adapter makes models over the kit's tables (an --adapter file is not run to find out). */
-export function builtInUsesSourceDb(): boolean {
-  const probe = referenceAdapter({ baseUrl: 'http://127.0.0.1:9', apiKey: '', runId: '', timeoutMs: 1, options: {}, poll: DEFAULT_POLL, request: () => Promise.reject(new Error('not sent')) });
-  return typeof probe.createSourceConnection === 'function' && typeof probe.createModel === 'function';
 }
 
 async function bounded(work: () => Promise<void>): Promise<void> {

@@ -48,7 +48,7 @@ export function adapter(): Promise<TargetAdapter> {
         if (typeof id === 'string') learnId(id);
         return { status: res.status, json: res.json, headers: res.headers };
       },
-    });
+    }, s.profile.adapter?.declarative);
   });
 }
 

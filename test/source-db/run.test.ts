@@ -8,9 +8,8 @@ import { ROOT, runCli, withoutTargetEnv } from '../suite/run-cli.ts';
 import { postgresMissing, startSystemPostgres } from '../helpers/system-postgres.ts';
 
 // The source database through the CLI: a bad URL, an unreachable server, and a real PostgreSQL
-// that the webhook checks run through (the bridge adapter plays the target's reading part).
+// that the webhook checks run through (the reference reads it as the real service would).
 
-const BRIDGE = 'test/source-db/bridge-adapter.ts';
 
 /** Every report file's text, and the secret's spellings that must not be in it. */
 function leaks(dir: string, secret: string, extra = ''): string[] {
@@ -29,7 +28,7 @@ describe('--source-db', () => {
   });
 
   it('an unreachable one makes the webhook checks errors naming host:port, never the password', async () => {
-    const r = await runCli(['run', '--seed', '1', '--num-runs', '2', '--only', 'WH-001', '--adapter', BRIDGE], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-456@127.0.0.1:1/d' });
+    const r = await runCli(['run', '--seed', '1', '--num-runs', '2', '--only', 'WH-001'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-456@127.0.0.1:1/d' });
     expect(r.code).toBe(4);
     const check = r.result!.checks.find((c) => c.id === 'WH-001')!;
     expect(check.status).toBe('error');
@@ -47,7 +46,7 @@ describe('--source-db', () => {
     try {
       await c.connect();
       await c.query('CREATE TABLE keep_me (id int)');
-      const r = await runCli(['run', '--seed', '7', '--num-runs', '3', '--only', 'webhooks', '--adapter', BRIDGE, '--source-db', server.url]);
+      const r = await runCli(['run', '--seed', '7', '--num-runs', '3', '--only', 'webhooks', '--source-db', server.url]);
       const webhook = r.result!.checks.filter((x) => x.id.startsWith('WH-'));
       expect(webhook.length).toBeGreaterThan(10);
       expect(webhook.filter((x) => x.status !== 'passed').map((x) => `${x.id} ${x.status}`)).toEqual([]);
@@ -70,7 +69,7 @@ describe('--source-db', () => {
       await c.connect();
       await c.query('CREATE TABLE keep_me (id int)');
       const tables = async () => (await c.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)).rows.map((x) => x.tablename as string);
-      const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', '--seed', '3', '--only', 'webhooks', '--adapter', BRIDGE, '--reports', mkdtempSync(join(tmpdir(), 'dssc-interrupt-'))], {
+      const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', '--seed', '3', '--only', 'webhooks', '--reports', mkdtempSync(join(tmpdir(), 'dssc-interrupt-'))], {
         cwd: ROOT, env: { ...withoutTargetEnv(process.env), DSS_SOURCE_DB: server.url }, stdio: 'ignore',
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
