@@ -24,7 +24,8 @@ const example = (await import(join(ROOT, 'fixtures/adapters/example-adapter.mjs'
 const builtIn: AdapterFactory = (ctx) => loadAdapter(undefined, ctx);
 const ADAPTERS: Array<[string, AdapterFactory]> = [['built-in', builtIn], ['example', example]];
 
-// Sources through the reference's test control (test-control-source.mjs), beside the adapter under test.
+// Sources through the reference's test control (test-control-source.mjs) where a test drives an
+// adapter in process, without the kit's source database.
 const CONTROL = join(ROOT, 'test/suite/test-control-source.mjs');
 const { testControlSource } = (await import(CONTROL)) as { testControlSource: (ctx: AdapterContext) => Required<Pick<TargetAdapter, 'createSource' | 'writeRows'>> };
 
@@ -356,16 +357,14 @@ describe('adapter options and the poll timeout through the CLI', () => {
 
   test('an adapter that cannot read the capture log (captured: null) gets WH-022 skipped with that reason, never passed', async () => {
     const blind = join(dir, 'blind.mjs');
-    writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nimport { testControlSource } from ${JSON.stringify(CONTROL)};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, ...testControlSource(ctx), async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
+    writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
     const r = await runCli(['run', '--adapter', blind, '--only', 'WH-022', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-022', 'skipped', 'precondition not met: the capture log is not observable: the adapter returns captured: null']]);
   });
 
   test('the profile\'s adapter.poll.timeoutMs bounds the wait for a run: runs that pass through states for longer are errors', async () => {
     const file = profile({ adapter: { poll: { initialMs: 10, maxMs: 40, timeoutMs: 100 } } });
-    const builtInWithRows = join(dir, 'built-in-with-rows.mjs');
-    writeFileSync(builtInWithRows, `import { loadAdapter } from ${JSON.stringify(join(ROOT, 'src/adapters/load.ts'))};\nimport { testControlSource } from ${JSON.stringify(CONTROL)};\nexport default async (ctx) => ({ ...(await loadAdapter(undefined, ctx)), ...testControlSource(ctx) });\n`);
-    const r = await runCli(['run', '--profile', file, '--adapter', builtInWithRows, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
+    const r = await runCli(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status]), r.stdout + r.stderr).toEqual([['WH-001', 'error']]);
     expect(r.result?.checks[0]?.reason).toMatch(/^the adapter could not wait for the run to end: run \S+: still \w+ after \d+ ms \(budget 100 ms\)$/);
   });

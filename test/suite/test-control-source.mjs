@@ -1,7 +1,6 @@
-// A source fed through the reference's test control (/_reference/sources), added beside an
-// adapter under test: until the suite writes its rows in the kit's own Postgres
-// (createSourceConnection + createModel), runs against the reference read a source it keeps.
-// JavaScript, so adapter modules the CLI loads can import it as well as the tests.
+// A source fed through the reference's test control (/_reference/sources), for tests that drive
+// an adapter in process against the reference, without the kit's source database (a run of the
+// CLI goes through that database). JavaScript, so adapter modules could import it too.
 
 /** createSource + writeRows over the reference's test control, through the adapter context's request(). */
 export function testControlSource(ctx) {
