@@ -1,6 +1,6 @@
 import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, editErrorBody, refuseSuccess, ROUTES, type Fault } from './fault.ts';
+import { beforeRoute, editErrorBody, isRoute, refuseSuccess, ROUTES, type Fault } from './fault.ts';
 
 const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(body, 'schemas');
 
@@ -20,9 +20,17 @@ export const bulkSyncFaults: Fault[] = [
   {
     name: 'no-schemas-stage',
     breaks: ['BULK-001'],
-    description: "A new connection's schemas are cached at once, so POST /api/bulk/syncs never answers schemas_not_cached.",
-    apply: ({ config }) => {
+    description: "No schemas_not_cached stage: a new connection's schemas are cached at once, and POST /api/bulk/syncs on a database still being discovered waits for the discovery instead of answering 400.",
+    apply: ({ app, store, config }) => {
       config.schemaCacheDelayMs = 0;
+      // A discovered database is cached only when its discovery ends: the request waits for it, as a
+      // service that discovers on the first request would.
+      app.addHook('preValidation', async (request) => {
+        if (!isRoute(request, 'POST', ROUTES.bulkSyncs)) return;
+        const id = isObject(request.body) ? request.body.source_connection_id : undefined;
+        const source = typeof id === 'string' ? store.getConnection(id) : undefined;
+        for (let waited = 0; source?.status === 'pending' && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      });
     },
   },
   {
