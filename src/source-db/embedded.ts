@@ -48,7 +48,9 @@ export async function startEmbeddedSourceDb(o: { eager?: boolean } = {}): Promis
   const started = ready.then(() => undefined);
   started.catch(() => undefined);
   const sockets = new Set<Socket>();
-  const proxy: Server = createServer((client) => {
+  // No Nagle on either leg: a query and its answer are small writes, and Nagle with delayed ACKs
+  // held each one ~40 ms (50 upserts took 1.8 s instead of 30 ms).
+  const proxy: Server = createServer({ noDelay: true }, (client) => {
     launch();
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
@@ -56,7 +58,7 @@ export async function startEmbeddedSourceDb(o: { eager?: boolean } = {}): Promis
     ready.then(
       (port) => {
         if (client.destroyed) return;
-        const upstream = connect(port, '127.0.0.1');
+        const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
         sockets.add(upstream);
         upstream.on('close', () => (sockets.delete(upstream), client.destroy()));
         upstream.on('error', () => client.destroy());
