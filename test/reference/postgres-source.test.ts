@@ -197,7 +197,7 @@ describe('a model sync to a webhook', () => {
     const channel = receiver.channel('pg-run');
     const { syncId } = await createWebhookSync(ref, channel, modelId, { selection });
     const first = await runOnce(ref, channel, syncId);
-    expect(first.run).toMatchObject({ status: 'completed', records_delivered: 3 });
+    expect(first.run).toMatchObject({ status: 'completed', counts: expect.objectContaining({ total: 3, error: 0 }) });
     expect(recordsOf(first.deliveries).map((r) => r.fields)).toEqual([
       { id: 1, email: 'a@example.com', full_name: 'Ann', score: 1.5, active: true, tags: { k: [1, 'x', null] }, amount: 10.25 },
       { id: 2, email: 'b@example.com', full_name: null, score: 2, active: false, tags: [1, 2], amount: 3 },
@@ -206,9 +206,9 @@ describe('a model sync to a webhook', () => {
 
     await db.exec(`UPDATE run_people SET name = 'Bob' WHERE id = 2; INSERT INTO run_people (id, email) VALUES (3, 'c@example.com');`);
     const second = await runOnce(ref, channel, syncId);
-    expect(second.run).toMatchObject({ status: 'completed', records_delivered: 2 });
+    expect(second.run).toMatchObject({ status: 'completed', counts: expect.objectContaining({ total: 2, error: 0 }) });
     expect(recordsOf(second.deliveries).map((r) => r.fields.id)).toEqual([2, 3]);
-    expect((await runOnce(ref, channel, syncId)).run).toMatchObject({ status: 'completed', records_delivered: 0 });
+    expect((await runOnce(ref, channel, syncId)).run).toMatchObject({ status: 'completed', counts: expect.objectContaining({ total: 0, error: 0 }) });
   });
 
   test('reads a large table in pages, in key order', async () => {
@@ -217,7 +217,7 @@ describe('a model sync to a webhook', () => {
     const channel = receiver.channel('pg-many');
     const { syncId } = await createWebhookSync(ref, channel, modelId, { selection: [{ field: 'code', target: 'code' }, { field: 'n', target: 'n' }], configuration: { batch_size: 1000 } });
     const { run, deliveries } = await runOnce(ref, channel, syncId);
-    expect(run).toMatchObject({ status: 'completed', records_delivered: 2500, batches_delivered: 3 });
+    expect(run).toMatchObject({ status: 'completed', counts: expect.objectContaining({ total: 2500, error: 0 }), batches_delivered: 3 });
     expect(recordsOf(deliveries).map((r) => r.fields.n)).toEqual(Array.from({ length: 2500 }, (_, i) => i + 1));
   });
 
@@ -226,13 +226,13 @@ describe('a model sync to a webhook', () => {
     const modelId = await model('skip_people', 'id');
     const channel = receiver.channel('pg-skip');
     const { syncId } = await createWebhookSync(ref, channel, modelId, { selection: selection.slice(0, 2), skip_initial_backfill: true });
-    expect((await runOnce(ref, channel, syncId)).run).toMatchObject({ status: 'completed', records_delivered: 0 });
+    expect((await runOnce(ref, channel, syncId)).run).toMatchObject({ status: 'completed', counts: expect.objectContaining({ total: 0, error: 0 }) });
     await db.exec(`UPDATE skip_people SET email = 'new@example.com' WHERE id = 1`);
     expect(recordsOf((await runOnce(ref, channel, syncId)).deliveries).map((r) => r.fields)).toEqual([{ id: 1, email: 'new@example.com' }]);
     const all = receiver.channel('pg-all');
     const full = await createWebhookSync(ref, all, modelId, { selection: selection.slice(0, 1), sync_all_records: true });
     await runOnce(ref, all, full.syncId);
-    expect((await runOnce(ref, all, full.syncId)).run).toMatchObject({ records_delivered: 3 });
+    expect((await runOnce(ref, all, full.syncId)).run).toMatchObject({ counts: expect.objectContaining({ total: 3, error: 0 }) });
   });
 
   test('a table that disappeared fails the run with the reason', async () => {
@@ -244,7 +244,7 @@ describe('a model sync to a webhook', () => {
     const started = await call(ref, 'POST', `/api/syncs/${syncId}/executions`, { body: {} });
     const run = await waitForRun(ref, syncId, started.json.data.id);
     expect(run.status).toBe('failed');
-    expect(run.error).toMatch(/public\.gone could not be read: .*does not exist/);
+    expect(run.errors[0]?.message).toMatch(/public\.gone could not be read: .*does not exist/);
   });
 
   test('a field that is not a column of the model is refused at sync creation', async () => {

@@ -129,14 +129,14 @@ describe('adapter operations that fail', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-ops-'));
     const example = join(ROOT, 'fixtures/adapters/example-adapter.mjs');
     const variant = (name: string, thrown: string) =>
-      writeFileSync(join(dir, name), `import make from ${JSON.stringify(example)};\nexport default async (ctx) => ({ ...(await make(ctx)), async createSource() { ${thrown} } });\n`);
+      writeFileSync(join(dir, name), `import make from ${JSON.stringify(example)};\nexport default async (ctx) => ({ ...(await make(ctx)), async createModel() { ${thrown} } });\n`);
     variant('unsupported.mjs', "const e = new Error('this target has no writable source'); e.name = 'Unsupported'; throw e;");
     variant('broken.mjs', "throw new Error('source service answered 500');");
     const unsupported = await runCli(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']);
     expect(unsupported.result?.checks.map((c) => [c.id, c.status, c.skipClass])).toEqual([['WH-001', 'skipped', 'unsupported'], ['WH-002', 'skipped', 'unsupported']]);
-    expect(unsupported.result?.checks[0]?.reason).toMatch(/^unsupported: the adapter could not create a source: this target has no writable source$/);
+    expect(unsupported.result?.checks[0]?.reason).toMatch(/^unsupported: the adapter could not create a model over the source table: this target has no writable source$/);
     const broken = await runCli(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']);
-    expect(broken.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-001', 'error', 'the adapter could not create a source: source service answered 500']]);
+    expect(broken.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-001', 'error', 'the adapter could not create a model over the source table: source service answered 500']]);
     expect(broken.code).toBe(4);
   });
 });
