@@ -62,7 +62,7 @@ try {
   }
   // Several clients at once (the kit's pool, the target's connections): the server queues their
   // queries onto the one PGlite instance.
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 32 });
+  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 256 });
   await server.start();
   const conn = server.getServerConn();
   const opened = db;

@@ -1,6 +1,10 @@
 import { describe, expect, test } from 'vitest';
 import { faultCatalogue } from '../../src/reference/faults.ts';
 import { failedIds, runCli } from './run-cli.ts';
+import { useSharedSourceDb } from '../helpers/shared-source-db.ts';
+
+// The runs share one embedded source database (test/helpers/shared-source-db.ts).
+const sourceDb = useSharedSourceDb();
 
 // The proof that every check can fail: the suite runs against the reference with one rule broken
 // at a time and must fail exactly the requirements that fault names, and nothing else.
@@ -19,7 +23,7 @@ describe.concurrent('the suite against each fault of the reference', () => {
   for (const fault of faultCatalogue()) {
     test(`${fault.name} fails exactly ${fault.breaks.join(', ')}`, async () => {
       // A fault that shows under one version only is looked for under that version.
-      const run = await runCli(['run', '--fault', fault.name, '--seed', SEED, '--num-runs', '10', ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])]);
+      const run = await runCli(['run', '--fault', fault.name, '--seed', SEED, '--num-runs', '10', ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])], sourceDb());
       expect(run.result, run.stderr).toBeDefined();
       expect(failedIds(run.result!), run.stdout.slice(-3000)).toEqual([...fault.breaks].sort());
       expect(run.code).toBe(1);
