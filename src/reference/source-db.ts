@@ -97,33 +97,38 @@ export class SourceDatabases {
 
   /** Runs `work` with a connected client and ends it after; errors (connect ones too) are thrown as they come. */
   async withClient<T>(configuration: Record<string, unknown>, work: (client: pg.Client) => Promise<T>): Promise<T> {
-    if (this.#closed) throw new Error('the reference is closing');
-    const client = new pg.Client(clientConfig(configuration));
-    // An 'error' event (the server went away between queries) must not crash the process; the query in flight fails anyway.
-    client.on('error', () => {});
-    this.#clients.add(client);
+    const client = this.#open(configuration);
     try {
       await client.connect();
       return await work(client);
     } finally {
-      this.#clients.delete(client);
-      await client.end().catch(() => {});
+      await this.#release(client);
     }
   }
 
   /** The items `read` yields from a connected client, which is ended when the reading ends (finished, failed or stopped early). */
   async *stream<T>(configuration: Record<string, unknown>, read: (client: pg.Client) => AsyncGenerator<T>): AsyncGenerator<T> {
-    if (this.#closed) throw new Error('the reference is closing');
-    const client = new pg.Client(clientConfig(configuration));
-    client.on('error', () => {});
-    this.#clients.add(client);
+    const client = this.#open(configuration);
     try {
       await client.connect();
       yield* read(client);
     } finally {
-      this.#clients.delete(client);
-      await client.end().catch(() => {});
+      await this.#release(client);
     }
+  }
+
+  #open(configuration: Record<string, unknown>): pg.Client {
+    if (this.#closed) throw new Error('the reference is closing');
+    const client = new pg.Client(clientConfig(configuration));
+    // An 'error' event (the server went away between queries) must not crash the process; the query in flight fails anyway.
+    client.on('error', () => {});
+    this.#clients.add(client);
+    return client;
+  }
+
+  async #release(client: pg.Client): Promise<void> {
+    this.#clients.delete(client);
+    await client.end().catch(() => {});
   }
 
   async close(): Promise<void> {
