@@ -142,8 +142,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
     // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
     needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
-    // Whoever needs it uses it at once: the built-in adapter makes models over the kit's tables.
-    eager: true,
   });
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   try {

@@ -5,9 +5,8 @@ import { Worker } from 'node:worker_threads';
 // Without --source-db the kit brings its own Postgres: PGlite (Postgres compiled to WASM) behind
 // its socket server on the loopback, so the target and the kit's `pg` clients speak the ordinary
 // wire protocol to it. It takes ~0.6-2 s to start, so it starts in a thread of its own, in parallel
-// with the rest of the run (or at the first connection, when the run may not use it): a loopback
-// listener answers at once and hands each connection through when the database is up, so the URL
-// is known at once and only the first query waits.
+// with the rest of the run: a loopback listener answers at once and hands each connection through
+// when the database is up, so the URL is known at once and only the first query waits.
 
 export interface EmbeddedSourceDb {
   /** postgres://postgres:…@127.0.0.1:PORT/postgres?sslmode=disable; the password is random (PGlite takes any). */
@@ -22,27 +21,15 @@ function threadFile(): URL {
   return new URL(import.meta.url.endsWith('.ts') ? './embedded-thread.ts' : './embedded-thread.js', import.meta.url);
 }
 
-/**
- * eager: the database starts now, in parallel with the run (when it will be used). Otherwise it
- * starts at the first connection, so a run whose adapter feeds its own source never pays for it.
- */
-export async function startEmbeddedSourceDb(o: { eager?: boolean } = {}): Promise<EmbeddedSourceDb> {
-  let worker: Worker | undefined;
-  let launch!: () => void;
+/** Starts the database in its thread (without waiting for it) and the loopback listener in front of it. */
+export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
+  // None of the parent's Node flags (--input-type, a test runner's loaders): the thread needs none.
+  const worker = new Worker(threadFile(), { execArgv: [] });
   const ready = new Promise<number>((resolve, reject) => {
-    launch = () => {
-      if (worker) return;
-      // None of the parent's Node flags (--input-type, a test runner's loaders): the thread needs none.
-      worker = new Worker(threadFile(), { execArgv: [] });
-      listen(worker, resolve, reject);
-    };
-  });
-  const listen = (worker: Worker, resolve: (port: number) => void, reject: (e: Error) => void) => {
     worker.once('message', (m: { port?: number; error?: string }) => (m.port ? resolve(m.port) : reject(new Error(`the embedded source database did not start: ${m.error ?? 'no reason given'}`))));
     worker.once('error', (e) => reject(new Error(`the embedded source database did not start: ${String(e.message).split('\n')[0]}`)));
     worker.once('exit', (code) => reject(new Error(`the embedded source database stopped (exit ${code})`)));
-  };
-  if (o.eager ?? true) launch();
+  });
   ready.catch(() => undefined);
   // What callers await; a start that fails (or a thread ended early) is theirs to see, never an unhandled rejection.
   const started = ready.then(() => undefined);
@@ -51,7 +38,6 @@ export async function startEmbeddedSourceDb(o: { eager?: boolean } = {}): Promis
   // No Nagle on either leg: a query and its answer are small writes, and Nagle with delayed ACKs
   // held each one ~40 ms (50 upserts took 1.8 s instead of 30 ms).
   const proxy: Server = createServer({ noDelay: true }, (client) => {
-    launch();
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
@@ -86,7 +72,7 @@ export async function startEmbeddedSourceDb(o: { eager?: boolean } = {}): Promis
         for (const s of sockets) s.destroy();
         // In memory only: nothing to flush, and a run that ended before the database was up
         // must not wait for it.
-        await worker?.terminate();
+        await worker.terminate();
       })();
       return closed;
     },

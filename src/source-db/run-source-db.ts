@@ -27,11 +27,10 @@ export interface RunSourceDb {
 const FINISH_MS = 5000;
 
 /**
- * needed: the run may use a source database (webhook checks selected, or the profile names it);
- * eager: it will (an adapter that makes models, a profile kind pointing at it), so the embedded
- * one starts now rather than at its first connection.
+ * needed: the run uses a source database (webhook checks selected, or the profile names it): the
+ * embedded one then starts now, in parallel with the rest of the run.
  */
-export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean; eager: boolean }): Promise<RunSourceDb | undefined> {
+export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean }): Promise<RunSourceDb | undefined> {
   if (o.publicHost !== undefined) parsePublicHost(o.publicHost, o.publicHostLabel);
   if (o.url !== undefined) {
     const parsed = parseSourceDbUrl(o.url, o.urlLabel);
@@ -69,7 +68,7 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
   if (!o.needed) return undefined;
   let embedded: EmbeddedSourceDb;
   try {
-    embedded = await startEmbeddedSourceDb({ eager: o.eager });
+    embedded = await startEmbeddedSourceDb();
   } catch (error) {
     throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }

@@ -12,7 +12,7 @@ let db: EmbeddedSourceDb | undefined;
 /** Registers the database's start and stop in the calling file; the env to hand each run. */
 export function useSharedSourceDb(): () => Record<string, string> {
   beforeAll(async () => {
-    db = await startEmbeddedSourceDb({ eager: true });
+    db = await startEmbeddedSourceDb();
     await db.ready;
   }, 60_000);
   afterAll(async () => {
