@@ -313,9 +313,10 @@ function ensureWritable(dir: string, label: string): void {
  * deliveries.json; each is an event of the stream, and the final file is rendered from them all.
  */
 function collectDeliveries(dir: string, log: EventLog, announced: Set<string>): void {
-  const deliveries = readDeliveryLog(dir);
-  if (!deliveries) return;
-  log.emit({ type: 'receiver' });
+  const read = readDeliveryLog(dir);
+  if (!read) return;
+  const { deliveries, notKept } = read;
+  log.emit({ type: 'receiver', ...(notKept && Object.keys(notKept).length > 0 ? { notKept } : {}) });
   for (const delivery of deliveries) if (!announced.has(deliveryKey(delivery))) log.emit({ type: 'delivery', delivery });
   announced.clear();
   rmSync(join(dir, 'deliveries.json'), { force: true });
@@ -324,11 +325,11 @@ function collectDeliveries(dir: string, log: EventLog, announced: Set<string>): 
 /** A delivery is the receiver's seq at its arrival time (seq restarts with each pass's receiver). */
 const deliveryKey = (d: { seq: number; receivedAt: string }) => `${d.seq} ${d.receivedAt}`;
 
-function readDeliveryLog(dir: string): RunResult['deliveries'] {
+function readDeliveryLog(dir: string): { deliveries: NonNullable<RunResult['deliveries']>; notKept?: Record<string, number> } | undefined {
   const file = join(dir, 'deliveries.json');
   if (!existsSync(file)) return undefined;
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']> }).deliveries;
+    return JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']>; notKept?: Record<string, number> };
   } catch {
     // Cut short by an interruption while the worker was writing it.
     return undefined;
