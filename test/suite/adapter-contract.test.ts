@@ -197,7 +197,7 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
         return { status: 200, json: { data: { id: 'x', name: 'n', configuration: { secret: 's' } } }, headers: {} };
       },
     });
-    const db = { hostname: 'db.example.test', port: 5432, database: 'dssc', username: 'u', password: 'pw-secret', ssl: false };
+    const db = { hostname: 'db.example.test', port: 5432, database: 'dssc', username: 'u', password: 'pw-secret', ssl: false, schema: 'public' };
     await adapter.createSourceConnection!(db);
     await adapter.createModel!({ name: 'm1', connectionId: 'pg', table: { schema: 'public', name: 'dssc_t1', key: 'id', columns: SOURCE_COLUMNS } });
     await adapter.createModelSync({ name: 'n', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'id' }, { source: 'name', target: 'full_name' }] });
@@ -230,7 +230,7 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
       ...context(target.url, FAST),
       request: async () => ({ status: 422, json: { message: 'cannot connect with password pw-secret-42' }, headers: {} }),
     });
-    const error = await adapter.createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-secret-42', ssl: true }).catch((e: Error) => e);
+    const error = await adapter.createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-secret-42', ssl: true, schema: 'public' }).catch((e: Error) => e);
     expect(String((error as Error).message)).toMatch(/422/);
     expect(String((error as Error).message)).not.toContain('pw-secret-42');
   });
