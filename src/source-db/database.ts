@@ -147,7 +147,7 @@ export class SourceDb {
     try {
       await this.query(`${verb} ${qualified(table)} (${defs.join(', ')}); COMMENT ON TABLE ${qualified(table)} IS ${quoteLiteral(comment)}`);
     } catch (error) {
-      throw this.privilegeHint(error);
+      throw this.privilegeHint(error, `create tables in schema ${this.schema}: grant it CREATE there, or give --source-db-schema a schema it owns`);
     }
     return table;
   }
@@ -163,7 +163,9 @@ export class SourceDb {
       const row = res.rows[0] as { now: Date; present: boolean };
       this.clockOffsetMs = new Date(row.now).getTime() - Date.now();
       if (!row.present) await this.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`).catch((error: unknown) => {
-        throw this.privilegeHint(error);
+        // Two runs creating it at once: one of them meets the other's row in pg_namespace.
+        if (error instanceof SourceDbError && (error.code === '23505' || error.code === '42P06')) return;
+        throw this.privilegeHint(error, `create schema ${this.schema}: create it for the role (CREATE SCHEMA ${this.schema} AUTHORIZATION ${this.db.username}), or give --source-db-schema one it owns`);
       });
     })().catch((error: unknown) => {
       // A later table tries again (the database may come back).
@@ -173,10 +175,10 @@ export class SourceDb {
     return this.prepared;
   }
 
-  /** PostgreSQL 15 and later give no CREATE on public to a role that does not own the database. */
-  private privilegeHint(error: unknown): unknown {
+  /** A missing privilege (PostgreSQL 15 and later give no CREATE on public to a role that does not own the database), with what to do. */
+  private privilegeHint(error: unknown, what: string): unknown {
     if (!(error instanceof SourceDbError) || error.code !== '42501') return error;
-    return new SourceDbError(`${error.message} (the role ${this.db.username} may not create tables in schema ${this.schema}: grant it CREATE there, or give --source-db-schema a schema it owns)`, error.code);
+    return new SourceDbError(`${error.message} (the role ${this.db.username} may not ${what})`, error.code);
   }
 
   /** Inserts rows, or updates those whose key exists (INSERT … ON CONFLICT DO UPDATE), in chunks. */

@@ -127,6 +127,14 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
     } finally {
       await db.close();
     }
+    // Nor may it create a schema in a database it does not own.
+    const own = new SourceDb(url.toString(), 'c0ffee00', undefined, { schema: 'strangers' });
+    try {
+      const error = await own.createTable('t', 'id', SOURCE_COLUMNS).then(() => undefined, (e: Error) => e);
+      expect(error?.message).toMatch(/permission denied .*the role stranger may not create schema strangers: .*CREATE SCHEMA strangers AUTHORIZATION stranger/);
+    } finally {
+      await own.close();
+    }
   }, 60_000);
 
   it('a run whose role owns a schema of its name: BULK-004 and a webhook check pass, no table is left', async () => {
