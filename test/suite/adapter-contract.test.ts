@@ -204,7 +204,9 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
     await adapter.createModelSync({
       name: 'n2', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'key' }], batchSize: 7, metadata: null, recordRequests: false, syncAllRecords: true, skipInitialBackfill: false,
     });
-    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: db } });
+    // The schema is the tables' (createModel names it), not the connection's.
+    const { schema: _schema, ...connection } = db;
+    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: connection } });
     expect(sent[1]).toEqual({ method: 'POST', path: '/api/models', body: { name: 'm1', connection_id: 'pg', configuration: { table: 'public.dssc_t1' }, identifier: 'id' } });
     expect(sent[2]).toEqual({
       method: 'POST',
