@@ -18,6 +18,7 @@ commands:
   coverage   list requirements with their level and the checks that cover them
   baseline   write a known-failures baseline (for run --baseline) from a results.json
   merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
+  cleanup    drop the source-database tables that killed runs left behind (cleanup --source-db URL)
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -33,6 +34,7 @@ const commands: Record<string, () => Promise<Command>> = {
   coverage: async () => (await import('./runner/coverage-command.ts')).coverageCommand,
   baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
   merge: async () => (await import('./runner/merge-command.ts')).mergeCommand,
+  cleanup: async () => (await import('./runner/cleanup-command.ts')).cleanupCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -26,7 +26,9 @@ import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
+import { parseDuration } from './duration.ts';
 import { openRunSourceDb } from '../source-db/run-source-db.ts';
+import { parseSourceDbSchema } from '../source-db/url.ts';
 import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
@@ -135,6 +137,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
   const replay = replayLines(resolved, { embedded, seed });
 
+  const sourceDbSchema = parseSourceDbSchema(str('source-db-schema'), label('source-db-schema'));
   const runId = randomBytes(4).toString('hex');
   // Started now, without waiting: the embedded database comes up in its own thread while the
   // reference starts and the first checks run; the first query that needs it waits.
@@ -160,7 +163,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       replay: replay.check,
       embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined, sharded: shard !== undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
-      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded } : undefined,
+      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded, schema: sourceDbSchema } : undefined,
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
     };
@@ -263,16 +266,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     await reference?.close();
     await sourceDb?.finish(runId);
   }
-}
-
-/** --max-duration: seconds, or a number with s, m or h. */
-function parseDuration(raw: string | undefined, label: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const m = /^(\d+)(s|m|h)?$/.exec(raw.trim());
-  if (!m) throw new UsageError(`${label} must be seconds or a number with s, m or h (90s, 30m, 1h), got ${JSON.stringify(raw)}`);
-  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
-  if (ms < 1000 || ms > 7 * 24 * 3_600_000) throw new UsageError(`${label} must be between 1 s and 7 days, got ${raw}`);
-  return ms;
 }
 
 /** Exit 2 or 3 after the flags were read: reports that say why, not none (or an old green one). */

@@ -26,7 +26,7 @@ export function sourceDb(): Promise<SourceDb> {
   return once('source-db', async () => {
     const s = settings().sourceDb;
     if (!s) throw new Unjudgeable('the run has no source database (it was started without webhook checks selected)');
-    const db = new SourceDb(s.url, settings().runId, s.publicHost);
+    const db = new SourceDb(s.url, settings().runId, s.publicHost, { schema: s.schema });
     try {
       await db.ping();
     } catch (error) {
@@ -86,8 +86,9 @@ export function prepareKindTables(kind: KindName): Promise<void> {
     if (named.length === 0) return;
     const db = await sourceDb();
     for (const object of fillTemplate(named, {})) {
-      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : ['public', object];
-      if (schema !== 'public') throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema public, not ${schema} (${object})`);
+      // A bare name is the profile's way to name a table for a target that qualifies it itself: the kit's schema.
+      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : [db.schema, object];
+      if (schema !== db.schema) throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema ${db.schema} (--source-db-schema), not ${schema} (${object}); write {{sourceDb.schema}}.{{tablePrefix}}…`);
       const created = await db.ensureTable(table, 'id', KIND_COLUMNS).catch(failed(`create the table ${object}`));
       await db.upsert(created, KIND_ROWS).catch(failed(`write the rows of ${object}`));
     }

@@ -208,14 +208,16 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
         return { status: 200, json: { data: { id: 'x', name: 'n', configuration: { secret: 's' } } }, headers: {} };
       },
     });
-    const db = { hostname: 'db.example.test', port: 5432, database: 'dssc', username: 'u', password: 'pw-secret', ssl: false };
+    const db = { hostname: 'db.example.test', port: 5432, database: 'dssc', username: 'u', password: 'pw-secret', ssl: false, schema: 'public' };
     await adapter.createSourceConnection!(db);
     await adapter.createModel!({ name: 'm1', connectionId: 'pg', table: { schema: 'public', name: 'dssc_t1', key: 'id', columns: SOURCE_COLUMNS } });
     await adapter.createModelSync({ name: 'n', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'id' }, { source: 'name', target: 'full_name' }] });
     await adapter.createModelSync({
       name: 'n2', connectionId: 'c', sourceId: 'm', key: 'id', fields: [{ source: 'id', target: 'key' }], batchSize: 7, metadata: null, recordRequests: false, syncAllRecords: true, skipInitialBackfill: false,
     });
-    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: db } });
+    // The schema is the tables' (createModel names it), not the connection's.
+    const { schema: _schema, ...connection } = db;
+    expect(sent[0]).toEqual({ method: 'POST', path: '/api/connections', body: { name: 'dssc-contract-source-db', type: 'postgresql', configuration: connection } });
     expect(sent[1]).toEqual({ method: 'POST', path: '/api/models', body: { name: 'm1', connection_id: 'pg', configuration: { table: 'public.dssc_t1' }, identifier: 'id' } });
     expect(sent[2]).toEqual({
       method: 'POST',
@@ -241,7 +243,7 @@ describe.each(ADAPTERS)('the %s adapter', (_name, factory) => {
       ...context(target.url, FAST),
       request: async () => ({ status: 422, json: { message: 'cannot connect with password pw-secret-42' }, headers: {} }),
     });
-    const error = await adapter.createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-secret-42', ssl: true }).catch((e: Error) => e);
+    const error = await adapter.createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-secret-42', ssl: true, schema: 'public' }).catch((e: Error) => e);
     expect(String((error as Error).message)).toMatch(/422/);
     expect(String((error as Error).message)).not.toContain('pw-secret-42');
   });
