@@ -41,7 +41,7 @@ async function once(command: string[]): Promise<{ seconds: number; code: number 
   let verdict = 'no results.json';
   const errors: string[] = [];
   try {
-    const result = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { verdict?: { verdict?: string }; checks?: Array<{ id: string; status: string; message?: string }> };
+    const result = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as { verdict?: { verdict?: string }; checks?: Array<{ id: string; status: string; message?: string; reason?: string }> };
     verdict = result.verdict?.verdict ?? 'no verdict';
     for (const c of result.checks ?? []) if (c.status !== 'passed' && c.status !== 'skipped') errors.push(`${c.id} ${c.status}: ${(c.message ?? c.reason ?? '').split('\n')[0]!.slice(0, 160)}`);
   } catch {
