@@ -101,3 +101,32 @@ export function encodings(secret: string): string[] {
   }
   return [...all];
 }
+
+const hexUnit = (code: number) => code.toString(16).padStart(4, '0').replace(/[a-f]/g, (c) => `[${c}${c.toUpperCase()}]`);
+const SHORT_ESCAPES: Record<string, string> = { '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't' };
+
+/**
+ * A regular expression source matching the secret JSON-escaped any number of times (k times: a
+ * quote after 2^k - 1 backslashes, a backslash as 2^k of them), with "\/" and \uXXXX spellings: a
+ * request body echoed in a JSON string inside a JSON answer is escaped three times, past DEPTH.
+ * Undefined when the secret has nothing JSON escapes (its own spelling covers every depth).
+ */
+export function jsonEscapedAnyDepth(secret: string): string | undefined {
+  let source = '';
+  let escapes = false;
+  for (let i = 0; i < secret.length; i++) {
+    const unit = secret[i]!;
+    const code = secret.charCodeAt(i);
+    if (unit === '"' || unit === '/') source += `\\\\*\\${unit}`;
+    else if (unit === '\\') source += '\\\\+';
+    else if (code < 0x20 || code >= 0x7f) {
+      const short = SHORT_ESCAPES[unit] ? `${SHORT_ESCAPES[unit]}|` : '';
+      source += `(?:\\u${code.toString(16).padStart(4, '0')}|\\\\+(?:${short}u${hexUnit(code)}))`;
+    } else {
+      source += unit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+      continue;
+    }
+    escapes = true;
+  }
+  return escapes ? source : undefined;
+}

@@ -2,7 +2,7 @@
 // console) passes through a Redactor that knows the run's secret values, plus patterns that catch
 // credentials it was never told about (a webhook secret echoed under an unexpected name, say).
 
-import { encodings } from './redact-encodings.ts';
+import { encodings, jsonEscapedAnyDepth } from './redact-encodings.ts';
 
 export const REDACTED = '[REDACTED]';
 
@@ -194,6 +194,9 @@ export class Redactor {
   private readonly byPrefix = new Map<number, string[]>();
   /** Whether a 1-character spelling is registered: only then is a second pass over a text needed. */
   private singles = false;
+  /** jsonEscapedAnyDepth of each secret that has one, and all of them as one expression (made when first needed). */
+  private readonly deepSources: string[] = [];
+  private deep: RegExp | undefined;
 
   constructor(secrets: Iterable<string | undefined> = []) {
     for (const s of secrets) this.add(s);
@@ -211,6 +214,11 @@ export class Redactor {
     if (!secret || this.secrets.has(secret)) return;
     this.secrets.add(secret);
     for (const form of encodings(secret)) this.addForm(form);
+    const deep = jsonEscapedAnyDepth(secret);
+    if (deep !== undefined) {
+      this.deepSources.push(deep);
+      this.deep = undefined;
+    }
     const trimmed = secret.trim();
     if (trimmed !== secret) this.add(trimmed);
   }
@@ -287,14 +295,23 @@ export class Redactor {
   private maskKnown(input: string): string {
     if (this.byPrefix.size === 0) return input;
     const ranges: Array<[number, number]> = [];
-    const find = (list: string[] | undefined, at: number) => {
-      if (!list) return;
-      for (const form of list) {
-        if (!input.startsWith(form, at)) continue;
-        if (form.length < SHORT_FORM && !atBoundary(input, at, at + form.length)) continue;
-        ranges.push(widenOverEscapes(input, at, at + form.length));
-      }
+    const found = (at: number, end: number) => {
+      if (end - at < SHORT_FORM && !atBoundary(input, at, end)) return;
+      ranges.push(widenOverEscapes(input, at, end));
     };
+    const find = (list: string[] | undefined, at: number) => {
+      if (list) for (const form of list) if (input.startsWith(form, at)) found(at, at + form.length);
+    };
+    // Without a backslash the text holds no escaped spelling: the registered ones cover the rest.
+    if (this.deepSources.length > 0 && input.includes('\\')) {
+      const deep = (this.deep ??= new RegExp(this.deepSources.map((s) => `(?:${s})`).join('|'), 'g'));
+      deep.lastIndex = 0;
+      // One match per start, so two secrets' overlapping spellings are both found.
+      for (let m = deep.exec(input); m; m = deep.exec(input)) {
+        found(m.index, m.index + m[0].length);
+        deep.lastIndex = m.index + 1;
+      }
+    }
     const last = input.length - 1;
     for (let at = 0; at < last; at++) find(this.byPrefix.get(input.charCodeAt(at) * 0x10000 + input.charCodeAt(at + 1)), at);
     if (this.singles) for (let at = 0; at <= last; at++) find(this.byPrefix.get(-1 - input.charCodeAt(at)), at);

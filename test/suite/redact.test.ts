@@ -243,6 +243,18 @@ describe('composed encodings: each layer over each other, to depth 2', () => {
   });
 });
 
+test('past depth 2, JSON escaping of any depth (a body echoed in a JSON string of a JSON answer), with \\/ and \\uXXXX', () => {
+  const secret = 'p"a\\ss/é\n-9';
+  const r = new Redactor([secret]);
+  let form = secret;
+  for (let depth = 1; depth <= 5; depth++) {
+    form = JSON.stringify(form).slice(1, -1);
+    for (const spelling of [form, form.replace(/\//g, '\\/'), form.replace(/é/g, '\\u00E9')]) {
+      expect(r.text(`{"m":"x ${spelling} y"}`), `depth ${depth}: ${spelling}`).toBe(`{"m":"x ${REDACTED} y"}`);
+    }
+  }
+});
+
 describe('short secrets: redacted whatever their length, as tokens', () => {
   const r = new Redactor(['k1']);
 
