@@ -215,4 +215,22 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
       await upstream.close();
     }
   }, 300_000);
+
+  test.each([
+    ['its factory throws', 'export default (ctx) => { throw new Error(`login refused for ${ctx.apiKey}: ${JSON.stringify({ key: ctx.apiKey, env: process.env.DSSC_TEST_ENV_SECRET })}`); };'],
+    ['it throws as it loads', 'throw new Error(`no ${JSON.stringify(JSON.stringify({ s: process.env.DSSC_TEST_ENV_SECRET }))}`);'],
+  ])('an adapter whose error quotes the secrets (%s): one redacted line, exit 2', async (_name, source) => {
+    const adapter = join(dir, `adapter-${source.length}.mjs`);
+    writeFileSync(adapter, source);
+    const apiKey = 'ak"\\quote-Key1';
+    const run = await runCli(['run', '--base-url', 'http://127.0.0.1:9', `--api-key=${apiKey}`, '--profile', profile, '--adapter', adapter], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('[REDACTED]');
+    for (const [file, text] of outputs(run.reports, run.stdout, run.stderr)) {
+      for (const secret of [apiKey, ENV_SECRET]) {
+        for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
+      }
+    }
+  }, 120_000);
 });
