@@ -1,5 +1,6 @@
 import { EXIT, UsageError, UnreachableError } from './cli-errors.ts';
 import { didYouMean } from './cli-flags.ts';
+import { tolerateClosedOutput } from './cli-output.ts';
 import { enableCompileCache } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 // processes, which inherit the variable. The commands are imported below, after this.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'dss-conformance-compile-cache');
 enableCompileCache(process.env.NODE_COMPILE_CACHE);
+tolerateClosedOutput();
 
 const USAGE = `usage: dss-conformance <command> [flags]
 

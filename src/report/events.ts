@@ -96,9 +96,10 @@ export class EventLog {
   emit(event: NewEvent): RunEvent {
     const { type, ...rest } = event;
     const stamped = { type, at: new Date().toISOString(), ...rest } as RunEvent;
-    // The stored event is the redacted one: no renderer can see what the file does not hold.
-    const line = this.redactor.text(JSON.stringify(stamped));
-    const kept = JSON.parse(line) as RunEvent;
+    // The stored event is the redacted one: no renderer can see what the file does not hold. Its
+    // strings are redacted before it is serialised, so the line is JSON whatever the secrets are.
+    const kept = this.redactor.value(stamped);
+    const line = JSON.stringify(kept);
     this.events.push(kept);
     if (this.file) {
       try {

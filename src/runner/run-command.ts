@@ -5,7 +5,7 @@ import { adapterOptions, parseAdapterOptions } from '../adapters/options.ts';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
-import { Redactor } from '../report/redact.ts';
+import { Redactor, userinfoSecrets } from '../report/redact.ts';
 import { loadRequirements, type RunResult } from '../report/results.ts';
 import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
 import { consoleSafe } from '../report/safe-text.ts';
@@ -80,12 +80,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     return await runChecked(resolved, reportsDir, startedAt, state);
   } catch (error) {
+    // Whatever stops the run (an adapter factory's own error, a setup problem) is printed by the
+    // CLI: it goes out redacted like every other line.
+    if (state.redactor) redactError(error, state.redactor);
     if (error instanceof UsageError || error instanceof UnreachableError) writeAbortReports(reportsDir, startedAt, error, state);
     throw error;
   }
 }
 
-/** The run's event log, once the secrets are known and it can be opened. */
+/** The error's message (and stack, shown with DSSC_DEBUG) with the run's secrets redacted, in place. */
+function redactError(error: unknown, redactor: Redactor): void {
+  if (!(error instanceof Error)) return;
+  error.message = redactor.text(error.message);
+  if (error.stack) error.stack = redactor.text(error.stack);
+}
+
+/** The run's redactor, as soon as the flags name a secret, and its event log, once it can be opened. */
 interface RunState {
   log?: EventLog;
   redactor?: Redactor;
@@ -130,9 +140,13 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const tolerance = int('timestamp-tolerance-s') ?? 300;
   const publicUrl = str('receiver-public-url');
   if (publicUrl !== undefined) parseHttpUrl(label('receiver-public-url'), publicUrl);
+  const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
+  // From here an error may quote a secret (an adapter's own message): the ones known so far are
+  // redacted, the embedded reference's keys and the source database's password are added later.
+  const redactor = new Redactor([apiKeyFlag, str('org-key'), ...secrets, ...urlSecrets, ...userinfoSecrets(str('source-db') ?? '')]);
+  state.redactor = redactor;
   const adapterPath = str('adapter') ? await checkAdapterFile(str('adapter')!) : undefined;
   const givenAdapterOptions = parseAdapterOptions(list('adapter-option'), label('adapter-option'));
-  const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
   const baselineFile = str('baseline');
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
   const replay = replayLines(resolved, { embedded, seed });
@@ -156,7 +170,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
     const orgKey = reference?.orgKey ?? str('org-key');
     const allSecrets = [...secrets, ...urlSecrets, ...(sourceDb?.secrets ?? [])];
-    const redactor = new Redactor([apiKey, orgKey, ...allSecrets]);
+    for (const secret of [apiKey, orgKey, ...allSecrets]) redactor.add(secret);
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId, secrets: allSecrets,
@@ -174,7 +188,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // console, like every report file, only renders them.
     const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
     state.log = log;
-    state.redactor = redactor;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
     log.on((e) => {
       // The ERR checks are judged over the whole stream: their lines come with the fold, at the end.

@@ -126,7 +126,7 @@ describe('the declarative adapter sends what its spec says', () => {
   test('secrets are never in an error: not the database password, not the API key, even when the target echoes them', async () => {
     answer = () => ({ status: 400, body: { message: 'login failed for pw-1234 with api-key-secret' } });
     const error = (await adapter().createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-1234', ssl: false, schema: 'public' }).catch((e: Error) => e)) as Error;
-    expect(error.message).toBe('creating a source connection answered 400 (login failed for *** with ***)');
+    expect(error.message).toBe('creating a source connection answered 400 (login failed for [REDACTED] with [REDACTED])');
   });
 
   test('a start without body sends none, and a 409 is waited out with backoff', async () => {

@@ -1,10 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReference, type RunningReference } from '../../src/reference/index.ts';
+import { referenceProfilePath } from '../../src/profile/profile.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
-import { httpTarget, proxyTarget, rewriteJson, tcpTarget, type Exchange, type Hostile } from './hostile-servers.ts';
+import { echoRequests, httpTarget, proxyTarget, rewriteJson, tcpTarget, type Exchange, type Hostile } from './hostile-servers.ts';
 import { runCli } from './run-cli.ts';
 import { cliFixedCostMs } from '../helpers/cli-baseline.ts';
 
@@ -28,6 +30,7 @@ afterAll(async () => {
 /** Every encoding a leaked secret could take in an output. */
 function encodings(secret: string): string[] {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
+  const json = (s: string) => JSON.stringify(s).slice(1, -1);
   return [
     secret,
     b64(secret),
@@ -36,8 +39,23 @@ function encodings(secret: string): string[] {
     Buffer.from(secret).toString('base64url'),
     Buffer.from(secret).toString('hex'),
     encodeURIComponent(secret),
-    JSON.stringify(secret).slice(1, -1),
+    json(secret),
+    // A request body echoed inside a JSON string, and that quoted in a JSON report.
+    json(json(secret)),
+    json(json(json(secret))),
+    secret.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;'),
   ];
+}
+
+/**
+ * Whether an output holds a spelling of a secret. One under 4 characters counts where it stands as
+ * a token (no letter or digit on either side): that is where the redactor removes it, and "k1"
+ * inside a random id is no leak of the key "k1".
+ */
+function holds(text: string, form: string): boolean {
+  if (form.length >= 4) return text.includes(form);
+  const escaped = form.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+  return new RegExp(`(?<![A-Za-z0-9])${escaped}(?![A-Za-z0-9])`).test(text);
 }
 
 function outputs(dir: string, stdout: string, stderr: string): Array<[string, string]> {
@@ -114,11 +132,7 @@ const CASES: Case[] = [
   { name: 'hangs mid-run', make: withReference(() => undefined, { after: 40, how: 'hang' }), codes: [1, 4], boundMs: 90_000 },
   {
     name: 'echoes every request into its answers',
-    make: withReference((e) => {
-      const echo = { headers: e.request.headers, body: e.request.body.toString('utf8') };
-      const out = rewriteJson(e, (j) => ({ ...j, echo, message: typeof j.message === 'string' ? `${j.message} ${JSON.stringify(echo)}` : j.message }));
-      return { ...out, headers: { ...out.headers, 'x-echo': Buffer.from(JSON.stringify(echo.headers)).toString('base64'), 'x-echo-auth': String(e.request.headers.authorization ?? '') } };
-    }),
+    make: withReference(echoRequests()),
     codes: [1], boundMs: 90_000,
   },
   {
@@ -150,7 +164,7 @@ describe('hostile targets never end CONFORMANT', () => {
       else expect(run.stdout).toMatch(/^verdict: (NOT CONFORMANT|INCOMPLETE) \(requirements: MUST/m);
       for (const [file, text] of outputs(run.reports, run.stdout, run.stderr)) {
         for (const secret of [reference.apiKey, reference.orgKey, ...PROFILE_SECRETS]) {
-          for (const form of encodings(secret)) expect(text.includes(form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
+          for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
         }
       }
       c.more?.({ stdout: run.stdout, result: run.result }, target);
@@ -160,4 +174,72 @@ describe('hostile targets never end CONFORMANT', () => {
       other = undefined;
     }
   }, 900_000);
+});
+
+describe('an echoing target, secrets JSON escapes and a 2-character key', () => {
+  const ENV_SECRET = 'env"\\secret-3';
+  const DB_PASSWORD = 'pw"\\secret-4';
+  let dir: string;
+  let profile: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'dssc-hostile-'));
+    profile = join(dir, 'profile.json');
+    // The reference profile with one secret read through {"$env": …}.
+    const text = readFileSync(referenceProfilePath, 'utf8').replace('"dssc-example-secret-key"', '{ "$env": "DSSC_TEST_ENV_SECRET" }');
+    const { $schema: _schema, ...json } = JSON.parse(text) as Record<string, unknown>;
+    writeFileSync(profile, JSON.stringify(json));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.each([
+    { name: 'a quote and a backslash in the API key, org key, a profile $env secret and the --source-db password', apiKey: 'ak"\\quote-Key1', orgKey: 'org"\\Key-2x', only: [] as string[] },
+    { name: 'a 2-character API key', apiKey: 'k1', orgKey: 'org-Key-2x', only: ['auth', 'errors', 'CONN-001'] },
+  ])('$name: no secret in any output', async ({ apiKey, orgKey, only }) => {
+    const upstream = await startReference({ port: 0, faults: [], apiKey, orgKey });
+    const bodies: string[] = [];
+    const auth = new Set<string>();
+    const target = await proxyTarget(upstream.baseUrl, echoRequests((r) => {
+      bodies.push(r.body.toString('utf8'));
+      auth.add(String(r.headers.authorization ?? ''));
+    }));
+    try {
+      const dbUrl = `postgres://dssc:${encodeURIComponent(DB_PASSWORD)}@127.0.0.1:9/dssc`;
+      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '2000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET }, 240_000);
+      expect([1, 4], `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
+      await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
+      // The secrets really went out, so the echo really carried them back.
+      expect([...auth]).toContain(`Bearer ${apiKey}`);
+      if (only.length === 0) {
+        for (const secret of [ENV_SECRET, DB_PASSWORD]) expect(bodies.some((b) => b.includes(JSON.stringify(secret).slice(1, -1))), secret).toBe(true);
+      }
+      for (const [file, text] of outputs(run.reports, run.stdout, run.stderr)) {
+        if (file.endsWith('.json')) expect(() => JSON.parse(text), file).not.toThrow();
+        if (file.endsWith('.ndjson')) for (const line of text.trim().split('\n')) expect(() => JSON.parse(line), file).not.toThrow();
+        for (const secret of [apiKey, orgKey, ENV_SECRET, DB_PASSWORD, ...PROFILE_SECRETS]) {
+          for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
+        }
+      }
+    } finally {
+      await target.close();
+      await upstream.close();
+    }
+  }, 300_000);
+
+  test.each([
+    ['its factory throws', 'export default (ctx) => { throw new Error(`login refused for ${ctx.apiKey}: ${JSON.stringify({ key: ctx.apiKey, env: process.env.DSSC_TEST_ENV_SECRET })}`); };'],
+    ['it throws as it loads', 'throw new Error(`no ${JSON.stringify(JSON.stringify({ s: process.env.DSSC_TEST_ENV_SECRET }))}`);'],
+  ])('an adapter whose error quotes the secrets (%s): one redacted line, exit 2', async (_name, source) => {
+    const adapter = join(dir, `adapter-${source.length}.mjs`);
+    writeFileSync(adapter, source);
+    const apiKey = 'ak"\\quote-Key1';
+    const run = await runCli(['run', '--base-url', 'http://127.0.0.1:9', `--api-key=${apiKey}`, '--profile', profile, '--adapter', adapter], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(run.stderr).toContain('[REDACTED]');
+    for (const [file, text] of outputs(run.reports, run.stdout, run.stderr)) {
+      for (const secret of [apiKey, ENV_SECRET]) {
+        for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
+      }
+    }
+  }, 120_000);
 });
