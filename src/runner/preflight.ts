@@ -79,7 +79,7 @@ export async function preflight(settings: RunSettings, redactor: Redactor): Prom
           const refused = i === 0 && (res.status === 401 || res.status === 403);
           return refused ? { hint: `the target answered ${res.status} to GET ${probe.path} with the API key; if it refuses the key, every check fails (AUTH-001 judges it)` } : {};
         }
-        seen.push(`${probe.method} ${probe.path} -> ${res.status}`);
+        seen.push(`${probe.method} ${probe.path}${keyed ? '' : ' without the key'} -> ${res.status}`);
         continue;
       }
       seen.push(`${probe.method} ${probe.path} -> ${res.status} (${res.headers['content-type'] ?? 'no content type'}, ${res.text.length === 0 ? 'empty body' : 'not JSON'})`);
