@@ -9,15 +9,21 @@ import { check } from '../src/suite/check.ts';
 interface Probe {
   what: string;
   send: (auth: AuthMode) => Promise<ApiResponse>;
+  /** The request names no id, so a 404 or 405 says the operation is not there, not that an id is unknown. */
+  namesNoId?: boolean;
 }
 
 /**
  * The answer an authenticated caller gets: 2xx, or a 4xx that judges the request itself (404 for an
  * unknown id, 400 for a body). A 3xx, 401, 403, 407, 429 or 5xx is not acceptance (README ›
- * Interpretations: 'accepted').
+ * Interpretations: 'accepted'); nor, to a request that names no id, a 404 or 405: the operation
+ * was never reached (a server's "no route", e.g. a base URL that is not the API's).
  */
-const accepted = (s: number) => (s >= 200 && s < 300) || (s >= 400 && s < 500 && ![401, 403, 407, 429].includes(s));
-const ACCEPTED = '2xx, or a 4xx other than 401, 403, 407 and 429';
+function accepted(probe: Probe, s: number): boolean {
+  if (probe.namesNoId && (s === 404 || s === 405)) return false;
+  return (s >= 200 && s < 300) || (s >= 400 && s < 500 && ![401, 403, 407, 429].includes(s));
+}
+const acceptedText = (probe: Probe) => (probe.namesNoId ? '2xx, or a 4xx other than 401, 403, 404, 405, 407 and 429' : '2xx, or a 4xx other than 401, 403, 407 and 429');
 
 /**
  * The two endpoints whose error responses list 403 (Errors › Status codes per endpoint), on the
@@ -36,18 +42,18 @@ async function listing403(): Promise<Probe[]> {
 
 /**
  * AUTH-001 and AUTH-002 also judge the one operation a valid key must be able to do whatever the
- * resources: creating a connection from the profile. A 302, 429 or 5xx is not acceptance.
+ * resources: creating a connection from the profile. A 302, 404, 429 or 5xx is not acceptance.
  */
 function creation(): Probe[] {
   const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => profile().kinds?.[k]?.configuration);
   if (!kind) return [];
-  return [{ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }) }];
+  return [{ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }), namesNoId: true }];
 }
 
 check('AUTH-001 Authorization: Bearer <user API key> is accepted', async () => {
   for (const endpoint of [...creation(), ...(await listing403())]) {
     const res = await endpoint.send('bearer');
-    if (!accepted(res.status)) fail(`${endpoint.what} with the Bearer API key: expected the answer an authenticated caller gets (${ACCEPTED}), got ${res.status}`, res);
+    if (!accepted(endpoint, res.status)) fail(`${endpoint.what} with the Bearer API key: expected the answer an authenticated caller gets (${acceptedText(endpoint)}), got ${res.status}`, res);
   }
 });
 
@@ -56,7 +62,7 @@ check('AUTH-002 Authorization: Basic with the organization key, composed as the 
   if (!settings().profile.auth?.basic) t.skip('the Basic composition is not shown and the profile gives no auth.basic');
   for (const endpoint of [...creation(), ...(await listing403())]) {
     const res = await endpoint.send('basic');
-    if (!accepted(res.status)) fail(`${endpoint.what} with Basic (${settings().profile.auth?.basic}): expected the answer an authenticated caller gets (${ACCEPTED}), got ${res.status}`, res);
+    if (!accepted(endpoint, res.status)) fail(`${endpoint.what} with Basic (${settings().profile.auth?.basic}): expected the answer an authenticated caller gets (${acceptedText(endpoint)}), got ${res.status}`, res);
   }
 });
 

@@ -59,7 +59,8 @@ verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE o
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
 requirement was not judged: skipped, error, not selected, interrupted).
 exit codes: 0 CONFORMANT; 1 NOT CONFORMANT; 2 usage, profile, adapter or config error; 3 target
-unreachable or answering no request with JSON; 4 INCOMPLETE (0 with --allow-incomplete); 70 internal error.
+unreachable, answering no request with JSON, or not the API (every request "no route", e.g. a
+--base-url ending in /api); 4 INCOMPLETE (0 with --allow-incomplete); 70 internal error.
 On exit 2 or 3 after the flags were read, results.json and junit.xml say why.`;
 
 export async function runCommand(argv: string[]): Promise<number> {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 
@@ -9,14 +9,9 @@ import { parentPort } from 'node:worker_threads';
 // socket server listens, { error } when it cannot start; 'stop' closes it and posts 'stopped'.
 
 const port = parentPort!;
-// The lowest priority, for this thread alone (Linux applies setpriority(pid 0) to the calling
-// thread): its start is CPU-heavy, and the checks that run meanwhile are timed (a schema cache
-// that must still be empty 500 ms after a connection was made) and must not wait for it.
-try {
-  setPriority(19);
-} catch {
-  // Not permitted or not supported: the start just competes for the CPU.
-}
+// At the ordinary priority: at the lowest one, a machine kept busy by others starved the start for
+// longer than a client's 30 s connect timeout. Nothing timed waits on it any more (the embedded
+// reference holds the "No schemas found" stage until it is seen, ReferenceOptions.holdSchemaStage).
 
 /**
  * A fresh database's files, kept from the first start (per PGlite version, beside vitest's cache):

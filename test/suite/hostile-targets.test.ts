@@ -73,7 +73,7 @@ interface Case {
    */
   boundMs: number;
   args?: string[];
-  more?: (run: { stdout: string; result: RunResult | undefined }, target: Hostile) => void;
+  more?: (run: { stdout: string; stderr: string; result: RunResult | undefined }, target: Hostile) => void;
 }
 
 const withReference = (transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }) => () => proxyTarget(reference.baseUrl, transform, stop);
@@ -83,6 +83,10 @@ const json = (res: import('node:http').ServerResponse, status: number, body: unk
 };
 
 let other: Hostile | undefined;
+
+/** The reference itself at a base URL with a path the kit appends /api/... to (nothing to close). */
+const referenceAt = (path: string) => async (): Promise<Hostile> => ({ url: `${reference.baseUrl}${path}`, authorized: 0, close: async () => {} });
+const failed = (result: RunResult | undefined) => result?.checks.filter((c) => c.status === 'failed').map((c) => c.id);
 
 const CASES: Case[] = [
   { name: 'refused', make: async () => { const t = await tcpTarget(() => undefined); await t.close(); return t; }, codes: [3], boundMs: 15_000 },
@@ -128,6 +132,34 @@ const CASES: Case[] = [
     codes: [1], boundMs: 90_000,
     more: ({ result }) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('ERR-001'),
   },
+  {
+    // Every request gets the reference's "no route" 404 (JSON), which reads like an unknown id.
+    name: 'base URL with one /api too many (narrow)',
+    make: referenceAt('/api'),
+    args: ['--only', 'AUTH-001,EHS-007'],
+    codes: [3], boundMs: 60_000,
+    more: ({ stderr, result }) => {
+      expect(stderr).toMatch(/has no route of the API: every request with the key was answered "no route" \(.*\); the base URL should not end in \/api: try http:\/\/127\.0\.0\.1:\d+\n?$/);
+      expect(result?.aborted).toMatchObject({ exitCode: 3 });
+    },
+  },
+  {
+    name: 'a JSON 404 for every request',
+    make: () => httpTarget((_q, res) => json(res, 404, { key: 'not_found', message: 'no route', metadata: null, status: 404 })),
+    codes: [3], boundMs: 60_000,
+    more: ({ stderr }) => {
+      expect(stderr).toMatch(/has no route of the API/);
+      expect(stderr).not.toMatch(/should not end in \/api/);
+    },
+  },
+  {
+    // The rest is the API (the bulk creation answers 400), so this is for AUTH-001 to judge: a 404 to a creation is not the key accepted.
+    name: 'a 404 to every connection creation',
+    make: withReference((e) => (e.request.method === 'POST' && e.request.url.startsWith('/api/connections') ? rewriteJson({ ...e, status: 404 }, () => ({ key: 'not_found', message: 'no route', metadata: null, status: 404 })) : e)),
+    args: ['--only', 'AUTH-001'],
+    codes: [1], boundMs: 90_000,
+    more: ({ result }) => expect(failed(result)).toContain('AUTH-001'),
+  },
   { name: 'dies mid-run', make: withReference(() => undefined, { after: 40, how: 'die' }), codes: [1, 4], boundMs: 90_000 },
   { name: 'hangs mid-run', make: withReference(() => undefined, { after: 40, how: 'hang' }), codes: [1, 4], boundMs: 90_000 },
   {
@@ -167,7 +199,7 @@ describe('hostile targets never end CONFORMANT', () => {
           for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
         }
       }
-      c.more?.({ stdout: run.stdout, result: run.result }, target);
+      c.more?.({ stdout: run.stdout, stderr: run.stderr, result: run.result }, target);
     } finally {
       await target.close();
       await other?.close();
