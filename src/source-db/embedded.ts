@@ -15,6 +15,8 @@ export interface EmbeddedSourceDb {
   ready: Promise<void>;
   /** Which database answered (once ready): 'postgres' (native) or 'pglite'. */
   engine(): 'postgres' | 'pglite' | undefined;
+  /** The native server's data folder, once made; removed by close. */
+  dataDir(): string | undefined;
   close(): Promise<void>;
   /** The server stopped and its files removed before returning: for an interrupt's handler. */
   closeSync(): void;
@@ -103,6 +105,7 @@ export async function startEmbeddedSourceDb(o: EmbeddedOptions = {}): Promise<Em
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres?sslmode=disable`,
     ready,
     engine: () => answered,
+    dataDir: () => engine.dataDir?.(),
     close: () => {
       closing = true;
       closed ??= (async () => {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createServer, type NetConnectOpts } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +22,8 @@ export interface Engine {
   stop(): Promise<void>;
   /** Stops the server and removes its files before returning (an interrupt's handler, process exit). */
   stopSync(): void;
+  /** The server's data folder, once made (the native server only). */
+  dataDir?: () => string | undefined;
 }
 
 /** The start failed for want of something (no binaries, no account to run as): not worth a note. */
@@ -31,13 +33,14 @@ export class NoNativePostgres extends Error {}
 export class StartTimeout extends Error {}
 
 const SOCKET_PORT = 5432;
-/** How long the server may take to stop before it is killed. */
+/** How long a stop waits for the server to end (and for its files to go). */
 const STOP_MS = 5000;
 
 // Copies the template into the run's folder (as the server's account: no chown to do), starts
-// the server, waits for EOF on the pipe from the kit (fd 3, saved before the background job gets /dev/null),
-// then stops the server (SIGQUIT: immediate shutdown, nothing to keep); when the server ends, for
-// whatever reason, removes the data folder and exits with the server's status.
+// the server, waits for EOF on the pipe from the kit (fd 3, saved before the background job gets
+// /dev/null), then stops the server (SIGQUIT: immediate shutdown, nothing to keep), repeatedly: a
+// background job starts with SIGQUIT ignored, until the server sets its handler. When the server
+// ends, for whatever reason, removes the data folder and exits with the server's status.
 const GUARDIAN = `tpl=$1; dir=$2; shift 2
 umask 077
 cp -R "$tpl/." "$dir" || exit 97
@@ -46,7 +49,7 @@ exec 3<&0
 "$@" >/dev/null 3<&- &
 pg=$!
 echo "$pg"
-{ read -r _ <&3; kill -QUIT "$pg" 2>/dev/null; } &
+{ read -r _ <&3; while kill -QUIT "$pg" 2>/dev/null; do sleep 0.1; done; } &
 watch=$!
 exec 3<&-
 wait "$pg"; code=$?
@@ -72,21 +75,20 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
       if (process.platform === 'win32') child.kill('SIGKILL');
       else if (serverPid === undefined) child.stdin?.destroy();
       else {
-        // SIGQUIT: immediate shutdown, nothing to keep. Waited for, so the folder can go now.
-        try {
-          process.kill(serverPid, 'SIGQUIT');
-        } catch {
-          // Already gone.
-        }
+        // SIGQUIT: immediate shutdown, nothing to keep; repeated, as the guardian does (see
+        // there). Waited for, so the folder can go now.
         const until = Date.now() + STOP_MS;
-        while (alive(serverPid) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        for (let n = 0; alive(serverPid) && Date.now() < until; n++) {
+          try {
+            if (n % 10 === 0) process.kill(serverPid, 'SIGQUIT');
+          } catch {
+            // Gone meanwhile.
+          }
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+        }
       }
     }
-    try {
-      if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
-    } catch {
-      // The guardian removes it as well.
-    }
+    if (dir) removeSync(dir);
   };
 
   const start = async (): Promise<NetConnectOpts> => {
@@ -150,6 +152,7 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
   return {
     upstream,
     stopSync,
+    dataDir: () => dir,
     stop: async () => {
       stopping = true;
       process.off('exit', onExit);
@@ -165,6 +168,21 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
       stopSync();
     },
   };
+}
+
+/**
+ * The guardian may be removing the same files meanwhile, and rmSync with force takes an entry
+ * that vanished under it for success: tried again until the folder is gone (bounded).
+ */
+function removeSync(dir: string): void {
+  const until = Date.now() + STOP_MS;
+  while (existsSync(dir) && Date.now() < until) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
 }
 
 /**

@@ -121,7 +121,7 @@ function othersCanReach(file: string): boolean {
 /** The kit's folder in the temp folder, per user: made when missing, refused when not ours or writable by others. */
 export function baseDir(tmp: string, owner: ServerOwner | undefined): string {
   const uid = process.getuid?.();
-  const dir = join(tmp, `dssc-pg-${uid ?? 'user'}`);
+  const dir = join(tmp, `dssc-epg-${uid ?? 'user'}`);
   // Others may pass through (not list) it when the server runs as another account.
   mkdirSync(dir, { recursive: true, mode: owner ? 0o711 : 0o700 });
   const st = lstatSync(dir);

@@ -75,7 +75,7 @@ export function discardTemplate(template: Template): void {
  * took seconds of event-loop turns on a busy machine.
  */
 export function makeRunDir(base: string, owner: ServerOwner | undefined): string {
-  const dir = join(base, `run-${randomBytes(6).toString('hex')}`);
+  const dir = join(base, `run-${randomBytes(5).toString('hex')}`);
   mkdirSync(dir, { mode: 0o700 });
   if (owner) chownSync(dir, owner.uid, owner.gid);
   return dir;
