@@ -18,7 +18,7 @@ export interface RunSourceDb {
   secrets: string[];
   /** Drops this run's tables (a --source-db) and stops the embedded server; bounded in time, never throws. */
   finish(runId: string): Promise<void>;
-  /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for. */
+  /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for; the embedded server stopped and its files removed. */
   finishSync(runId: string): void;
   /** Why a --source-db does not answer (one line naming host:port), or undefined when it does; bounded in time. */
   problem(): Promise<string | undefined>;
