@@ -40,7 +40,8 @@ const STOP_MS = 5000;
 // the server, waits for EOF on the pipe from the kit (fd 3, saved before the background job gets
 // /dev/null), then stops the server (SIGQUIT: immediate shutdown, nothing to keep), repeatedly: a
 // background job starts with SIGQUIT ignored, until the server sets its handler. When the server
-// ends, for whatever reason, removes the data folder and exits with the server's status.
+// ends, for whatever reason, removes the data folder and exits with the server's status (the
+// watcher reaped first: a process left to a container's init may stay a zombie).
 const GUARDIAN = `tpl=$1; dir=$2; shift 2
 umask 077
 cp -R "$tpl/." "$dir" || exit 97
@@ -49,11 +50,11 @@ exec 3<&0
 "$@" >/dev/null 3<&- &
 pg=$!
 echo "$pg"
-{ read -r _ <&3; while kill -QUIT "$pg" 2>/dev/null; do sleep 0.1; done; } &
+{ trap 'exit 0' TERM; read -r _ <&3; while kill -QUIT "$pg" 2>/dev/null; do sleep 0.1; done; } &
 watch=$!
 exec 3<&-
 wait "$pg"; code=$?
-kill "$watch" 2>/dev/null
+kill "$watch" 2>/dev/null; wait "$watch"
 rm -rf "$dir"
 exit "$code"`;
 
