@@ -27,7 +27,7 @@ import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
 import { parseDuration } from './duration.ts';
-import { openRunSourceDb } from '../source-db/run-source-db.ts';
+import { openRunSourceDb, sourceDbWaitMs } from '../source-db/run-source-db.ts';
 import { parseSourceDbSchema } from '../source-db/url.ts';
 import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
@@ -154,13 +154,18 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
 
   const sourceDbSchema = parseSourceDbSchema(str('source-db-schema'), label('source-db-schema'));
   const runId = randomBytes(4).toString('hex');
-  // Started now, without waiting: the embedded database comes up in its own thread while the
-  // reference starts and the first checks run; the first query that needs it waits.
+  // Started now, without waiting: the embedded database comes up in parallel while the reference
+  // starts and the first checks run; the first query that needs it waits (sourceDbWaitMs at most).
+  const dbWaitMs = sourceDbWaitMs(maxDurationMs);
   const sourceDb = await openRunSourceDb({
     url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
     // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
     needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
+    waitMs: dbWaitMs,
+    onNote: (line) => process.stdout.write(consoleSafe(`dss-conformance: note: ${line}`) + '\n'),
   });
+  // A --source-db is asked now (in parallel with the reference's start); said below, once.
+  const dbProblemAsked = sourceDb?.problem();
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   try {
     if (embedded) {
@@ -171,6 +176,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
     const orgKey = reference?.orgKey ?? str('org-key');
     const allSecrets = [...secrets, ...urlSecrets, ...(sourceDb?.secrets ?? [])];
+    const dbProblem = await dbProblemAsked;
     for (const secret of [apiKey, orgKey, ...allSecrets]) redactor.add(secret);
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource,
@@ -178,7 +184,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       replay: replay.check,
       embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined, sharded: shard !== undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
-      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded, schema: sourceDbSchema } : undefined,
+      // One that did not answer already is not waited for: each check that needs it tries once.
+      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded, schema: sourceDbSchema, waitUntil: dbProblem ? 0 : startedAt.getTime() + dbWaitMs } : undefined,
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
     };
@@ -201,7 +208,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
     // Said once here; each check that needs the database says it again as its error.
-    const dbProblem = await sourceDb?.problem();
     if (dbProblem) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${dbProblem}: the checks that need it are errors`)) + '\n');
 
     const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));

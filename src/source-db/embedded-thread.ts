@@ -8,10 +8,9 @@ import { parentPort } from 'node:worker_threads';
 // in WASM), and the main thread serves the embedded reference meanwhile. Posts { port } when the
 // socket server listens, { error } when it cannot start; 'stop' closes it and posts 'stopped'.
 
+// Normal priority: at the lowest one a busy machine starved the start past the kit's connect
+// timeout, and every webhook check became an error.
 const port = parentPort!;
-// At the ordinary priority: at the lowest one, a machine kept busy by others starved the start for
-// longer than a client's 30 s connect timeout. Nothing timed waits on it any more (the embedded
-// reference holds the "No schemas found" stage until it is seen, ReferenceOptions.holdSchemaStage).
 
 /**
  * A fresh database's files, kept from the first start (per PGlite version, beside vitest's cache):
