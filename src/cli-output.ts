@@ -8,6 +8,9 @@ type Write = NodeJS.WriteStream['write'];
 /** Once the stream fails, later writes are dropped (their callbacks still called, so no caller waits). */
 export function tolerateClosedOutput(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
+    // A worker thread's output is piped into this stream; the failed write unpipes it, and a
+    // source left paused would hold the thread's writes (and its end) for ever: drain it to nowhere.
+    stream.on('unpipe', (source: NodeJS.ReadableStream) => source.resume());
     stream.on('error', () => {
       stream.write = ((_chunk: unknown, encodingOrDone?: unknown, done?: unknown) => {
         const callback = typeof encodingOrDone === 'function' ? encodingOrDone : done;

@@ -66,6 +66,9 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       fileParallelism: false,
       sequence: { sequencer: ByName },
       isolate: false,
+      // A worker thread, not a forked process: a fork is a second Node runtime (and vitest adds a
+      // watchdog process for it), ~100 MB of the run's peak RSS; the thread shares this one.
+      pool: 'threads',
       maxWorkers: 1,
       // A webhook check may wait for three runs one after another (full sync), each up to the poll timeout.
       // The first check that needs the source database may wait for it (settings.sourceDb.waitUntil).
