@@ -34,11 +34,37 @@ async function given(t: TestContext, get: () => Promise<Scenario>): Promise<Scen
   return s;
 }
 
-/** Checks every delivery of a scenario; the message lists the first offenders. */
+/**
+ * Checks every delivery of a scenario; the message lists the first offenders. A failure found on
+ * some wins over deliveries whose content could not be judged (json()).
+ */
 function each(s: Scenario, problem: (d: Delivery) => string | undefined): void {
   const all = s.runs.flatMap((r) => r.deliveries);
-  const bad = all.map((d) => ({ d, p: problem(d) })).filter((x) => x.p);
-  if (bad.length > 0) fail(`${bad.length} of ${all.length} deliveries: ${bad[0]!.p}`, bad.map((x) => x.d));
+  const bad: Array<{ d: Delivery; p: string }> = [];
+  let unjudged: Unjudgeable | undefined;
+  let unjudgedCount = 0;
+  for (const d of all) {
+    try {
+      const p = problem(d);
+      if (p) bad.push({ d, p });
+    } catch (error) {
+      if (!(error instanceof Unjudgeable)) throw error;
+      unjudged ??= error;
+      unjudgedCount++;
+    }
+  }
+  const notJudged = unjudgedCount > 0 ? ` (${unjudgedCount} not judged: ${unjudged!.message})` : '';
+  if (bad.length > 0) fail(`${bad.length} of ${all.length} deliveries${notJudged}: ${bad[0]!.p}`, bad.map((x) => x.d));
+  if (unjudged) throw new Unjudgeable(`${unjudgedCount} of ${all.length} deliveries: ${unjudged.message}`);
+}
+
+/**
+ * The parsed body of a delivery. Past its storage cap the receiver keeps no body (every delivery
+ * is still listed, with its headers and violations): its content cannot be judged.
+ */
+function json(d: Delivery): unknown {
+  if (d.dropped) throw new Unjudgeable(`the body of delivery #${d.seq} was not kept (the receiver's storage cap was reached), so its content cannot be judged`);
+  return d.json;
 }
 
 /**
@@ -53,7 +79,7 @@ function headerProblem(d: Delivery, name: string, caseInsensitive = false): stri
 }
 
 const records = (d: Delivery): DeliveredRecord[] =>
-  ((d.json as { object?: { records?: unknown } } | undefined)?.object?.records as never) ?? [];
+  ((json(d) as { object?: { records?: unknown } } | undefined)?.object?.records as never) ?? [];
 const deliveredIds = (ds: Delivery[]) => ds.flatMap((d) => records(d).map((r) => String(r.fields?.id)));
 
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
@@ -148,8 +174,9 @@ check('WH-010 the body is JSON of the delivery shape with event sync.records', a
   const s = await given(t, main);
   each(s, (d) => {
     if (d.aborted) return undefined; // the body never arrived whole: WH-005 judges the transfer.
-    if (d.json === undefined) return `the body is not JSON${d.violations.length ? ` (${d.violations.join(', ')})` : ''}`;
-    const errors = validate('webhook-delivery-body.schema.json', d.json);
+    const body = json(d);
+    if (body === undefined) return `the body is not JSON${d.violations.length ? ` (${d.violations.join(', ')})` : ''}`;
+    const errors = validate('webhook-delivery-body.schema.json', body);
     return errors.length === 0 ? undefined : `the body does not match the delivery shape: ${errors.slice(0, 3).join('; ')}`;
   });
 });
@@ -157,7 +184,7 @@ check('WH-010 the body is JSON of the delivery shape with event sync.records', a
 check('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
-    const o = (d.json as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
+    const o = (json(d) as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
     if (!o) return undefined; // WH-010 judges the shape.
     if (o.id !== s.sync.id) return `object.id ${JSON.stringify(o.id)}, the sync is ${JSON.stringify(s.sync.id)}`;
     return o.name === s.settings.name ? undefined : `object.name ${JSON.stringify(o.name)}, the sync is named ${JSON.stringify(s.settings.name)}`;
@@ -226,7 +253,7 @@ check('WH-013 hash is determined by the field pairs: same pairs same hash in any
 check('WH-014 object.metadata holds exactly the sync\'s Metadata pairs', async (t) => {
   const s = await given(t, main);
   each(s, (d) => {
-    const o = (d.json as { object?: { metadata?: unknown } } | undefined)?.object;
+    const o = (json(d) as { object?: { metadata?: unknown } } | undefined)?.object;
     if (!o) return undefined; // WH-010 judges the shape.
     const m = o.metadata;
     return JSON.stringify(m) === JSON.stringify(METADATA) || JSON.stringify(sortKeys(m)) === JSON.stringify(sortKeys(METADATA)) ? undefined : `object.metadata is ${JSON.stringify(m)}, the sync's Metadata is ${JSON.stringify(METADATA)}`;

@@ -1,5 +1,6 @@
 import { EXIT, UsageError, UnreachableError } from './cli-errors.ts';
 import { didYouMean } from './cli-flags.ts';
+import { tolerateClosedOutput } from './cli-output.ts';
 import { enableCompileCache } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 // processes, which inherit the variable. The commands are imported below, after this.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'dss-conformance-compile-cache');
 enableCompileCache(process.env.NODE_COMPILE_CACHE);
+tolerateClosedOutput();
 
 const USAGE = `usage: dss-conformance <command> [flags]
 
@@ -18,6 +20,7 @@ commands:
   coverage   list requirements with their level and the checks that cover them
   baseline   write a known-failures baseline (for run --baseline) from a results.json
   merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
+  cleanup    drop the source-database tables that killed runs left behind (cleanup --source-db URL)
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -33,6 +36,7 @@ const commands: Record<string, () => Promise<Command>> = {
   coverage: async () => (await import('./runner/coverage-command.ts')).coverageCommand,
   baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
   merge: async () => (await import('./runner/merge-command.ts')).mergeCommand,
+  cleanup: async () => (await import('./runner/cleanup-command.ts')).cleanupCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -39,7 +39,7 @@ export interface DeclarativeSpec {
 export type OperationName = Exclude<keyof DeclarativeSpec, 'statuses'>;
 export const OPERATIONS: readonly OperationName[] = ['createWebhookConnection', 'createSourceConnection', 'createModel', 'createModelSync', 'startRun', 'readRun'];
 
-const DB: Shape = { hostname: 'value', port: 'value', database: 'value', username: 'value', password: 'value', ssl: 'value' };
+const DB: Shape = { hostname: 'value', port: 'value', database: 'value', username: 'value', password: 'value', ssl: 'value', schema: 'value' };
 const TABLE: Shape = { schema: 'value', name: 'value', qualifiedName: 'value', key: 'value' };
 const FIELD: Shape = { source: 'value', target: 'value' };
 

@@ -3,6 +3,7 @@ import type { DeclarativeRequest, DeclarativeSpec, Method } from './declarative-
 import { pollRun, startRunWaitingOutConflict, successOf } from './run-polling.ts';
 import { interpolate, render, type Variables } from './template.ts';
 import type { AdapterContext, AdapterResponse, CapturedExchange, RunOutcome, TargetAdapter } from './types.ts';
+import { Redactor } from '../report/redact.ts';
 
 // An adapter that is only configuration: the profile's adapter.declarative says, per operation,
 // which request to send and where in the answer the id (secret, status, ...) is. A target shaped
@@ -54,9 +55,10 @@ function outcomeOf(json: unknown, status: string, failed: boolean, spec: ReadRun
 }
 
 export function declarativeAdapter(ctx: AdapterContext, spec: DeclarativeSpec, label = 'declarative'): TargetAdapter {
-  // Secrets are filled into bodies; the target may echo them in an error message: never pass them on.
-  const secrets = new Set<string>([ctx.apiKey].filter((s) => s.length >= 4));
-  const scrub = (text: string) => [...secrets].reduce((t, s) => t.split(s).join('***'), text);
+  // Secrets are filled into bodies; the target may echo them in an error message (escaped, encoded):
+  // never pass them on, whatever their length.
+  const secrets = new Redactor([ctx.apiKey]);
+  const scrub = (text: string) => secrets.text(text);
 
   function send(op: DeclarativeRequest, fallback: Method, vars: Variables, what: string): Promise<AdapterResponse> {
     const path = interpolate(op.path, vars, what, encodeURIComponent);
@@ -92,7 +94,7 @@ export function declarativeAdapter(ctx: AdapterContext, spec: DeclarativeSpec, l
     },
 
     async createSourceConnection(db) {
-      if (db.password.length >= 4) secrets.add(db.password);
+      secrets.add(db.password);
       const { id } = await create(spec.createSourceConnection, { name: `dssc-${ctx.runId}-source-db`, db }, 'creating a source connection');
       return { id };
     },

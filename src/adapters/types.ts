@@ -82,11 +82,13 @@ export interface SourceDatabase {
   password: string;
   /** Whether the server takes TLS (the embedded one does not). */
   ssl: boolean;
+  /** The schema the kit creates its tables in (--source-db-schema, default public); each SourceTable names it too. */
+  schema: string;
 }
 
 /** A table the kit created in its source database for one scenario; the kit writes its rows. */
 export interface SourceTable {
-  /** The Postgres schema (normally public). */
+  /** The Postgres schema the table is in (--source-db-schema, default public): the kit never relies on a search_path. */
   schema: string;
   /** The table name, beginning with the run's prefix. */
   name: string;

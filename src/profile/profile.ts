@@ -100,7 +100,7 @@ function isEnvReference(value: object): boolean {
  */
 function collectLiteralSecrets(value: unknown, underSecretKey: boolean, out: Set<string>, at = ''): void {
   if (typeof value === 'string') {
-    if (underSecretKey && value.length >= 4 && !/\{\{\s*[\w.]+\s*\}\}/.test(value) && !NOT_SECRETS.has(at)) out.add(value);
+    if (underSecretKey && value !== '' && !/\{\{\s*[\w.]+\s*\}\}/.test(value) && !NOT_SECRETS.has(at)) out.add(value);
   } else if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) collectLiteralSecrets(v, underSecretKey, out, `${at}/${i}`);
   } else if (value && typeof value === 'object' && !isEnvReference(value)) {

@@ -1,7 +1,7 @@
 // Profile templates: {{name}}, {{connectionId}}, {{webhookUrl}}, and the kit's source database
 // ({{sourceDb.hostname}}, {{sourceDb.port}}, {{sourceDb.database}}, {{sourceDb.username}},
-// {{sourceDb.password}}, {{sourceDb.ssl}}, {{tablePrefix}}), so a profile can point a
-// relational-database kind at the tables the kit creates there.
+// {{sourceDb.password}}, {{sourceDb.ssl}}, {{sourceDb.schema}}, {{tablePrefix}}), so a profile can
+// point a relational-database kind at the tables the kit creates there.
 
 export type TemplateValue = string | number | boolean;
 

@@ -31,7 +31,8 @@ export function describeDelivery(d: Delivery, redact: (s: string) => string): st
   }
   const body = [`body: ${size(d.bodyBytes)} received, ${size(d.body.length)} kept`, d.gzip ? 'gzip' : 'not gzip'];
   if (d.inflated !== undefined) body.push(`${size(d.inflated.length)} inflated`);
-  if (d.aborted) body.push('aborted by the client');
+  if (d.dropped) body.push('not kept (the receiver\'s storage cap was reached)');
+  if (d.aborted) body.push(d.violations.some((v) => v.startsWith('body stalled')) ? 'cut by the receiver: stalled' : 'aborted by the client');
   lines.push(body.join(', '));
   lines.push(`violations: ${d.violations.length === 0 ? 'none' : d.violations.join('; ')}`);
   if (d.error !== undefined) lines.push(`error: ${d.error}`);

@@ -1,65 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { analyseBody, headerViolations, isGzip, joinHeaders } from './body.ts';
+import { analyseBody, headerViolations, isGzip, joinHeaders, ownCopy } from './body.ts';
 import { ChannelState, insertBySeq } from './channel.ts';
+import { Keeper } from './keep.ts';
 import type { Channel, Delivery, Receiver, ReceiverOptions } from './types.ts';
+import { CHANNEL_IN_PATH, classify, duration, positiveInt, rawResponse, sha256, slug, trailingViolation, type ClientFault, type Outcome, type ParserError } from './wire.ts';
 
 const MiB = 1024 * 1024;
-
-/** How a request ended before it was recorded. */
-type Outcome =
-  | { kind: 'end' }
-  | { kind: 'over-cap' }
-  | { kind: 'aborted'; error?: string }
-  | { kind: 'refused'; violation: string; status: number; error: string };
-
-/** Classification of a server 'clientError'. */
-type ClientFault =
-  | { kind: 'refuse'; violation: string; status: number; error: string }
-  | { kind: 'gone'; error: string };
-
-type ParserError = Error & { code?: string; rawPacket?: Buffer };
-
-function classify(err: ParserError): ClientFault {
-  const code = err.code ?? '';
-  const error = code ? `${code}: ${err.message}` : err.message;
-  // The peer ended the connection in the middle of a request: it went away rather than sent garbage.
-  if (code === 'HPE_INVALID_EOF_STATE') return { kind: 'gone', error };
-  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { kind: 'refuse', violation: 'request timeout', status: 408, error };
-  if (code === 'HPE_HEADER_OVERFLOW') return { kind: 'refuse', violation: 'malformed HTTP request', status: 431, error };
-  if (code.startsWith('HPE_')) return { kind: 'refuse', violation: 'malformed HTTP request', status: 400, error };
-  return { kind: 'gone', error }; // ECONNRESET, EPIPE, …: socket-level
-}
-
-/** Bytes of a body kept for a request on an unknown path: enough to see what it was. */
-const UNKNOWN_PATH_PREFIX = 4096;
-
-/** The violation of a request followed on its connection by bytes that are no request. */
-function trailingViolation(headers: Record<string, string>): string {
-  return headers['content-length'] === undefined ? 'bytes after the end of the request' : 'bytes after the declared Content-Length';
-}
-
-function rawResponse(status: number): string {
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`;
-}
-
-function positiveInt(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`startReceiver: ${name} must be a positive integer`);
-  return value;
-}
-
-function slug(label: string): string {
-  return label
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 24);
-}
-
-const CHANNEL_IN_PATH = /(?:^|\/)c\/([^/?#]+)/g;
 
 /**
  * Starts the capturing webhook receiver (node:http, so it sees the raw bytes). It records every
@@ -70,8 +19,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   const maxBody = positiveInt(options.maxBodyBytes, 8 * MiB, 'maxBodyBytes');
   const maxInflated = positiveInt(options.maxInflatedBytes, 64 * MiB, 'maxInflatedBytes');
   const keepInflated = options.keepInflated ?? true;
-  const maxKept = positiveInt(options.maxKeptBytes, 64 * MiB, 'maxKeptBytes');
-  let keptTotal = 0;
+  const keeper = new Keeper({
+    maxKeptBytes: positiveInt(options.maxKeptBytes, 64 * MiB, 'maxKeptBytes'),
+    maxJunkRecords: positiveInt(options.maxJunkRecords, 1000, 'maxJunkRecords'),
+    maxInflatedBytes: maxInflated,
+  });
+  const stallMs = positiveInt(options.stallTimeoutMs, 60_000, 'stallTimeoutMs');
   const onDelivery = options.onDelivery;
   const now = options.now ?? ((): Date => new Date());
 
@@ -94,8 +47,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
   let closed = false;
   let closing: Promise<void> | undefined;
 
-  const record = (d: Delivery, ch: ChannelState | undefined): void => {
-    insertBySeq(all, d);
+  /**
+   * Lists a delivery within the caps (keep.ts). onDelivery sees it first, whole: a streaming
+   * verifier gets every body, past the storage cap too. Junk (no channel) past its count cap is
+   * only counted under `junkKind`.
+   */
+  const record = (d: Delivery, ch: ChannelState | undefined, junkKind: string): void => {
+    if (!ch && !keeper.admitJunk(junkKind)) return;
     if (onDelivery) {
       try {
         onDelivery(d);
@@ -103,28 +61,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         errors.push(err);
       }
     }
+    keeper.keep(d, ch !== undefined);
+    insertBySeq(all, d);
     ch?.record(d);
-  };
-
-  /**
-   * Bounds what the receiver holds whatever a sender does: every delivery is judged and recorded,
-   * but junk on unknown paths keeps only a prefix, and past the total cap bodies are dropped (the
-   * parsed JSON a check judges is kept; bodyBytes still says how much came).
-   */
-  const keep = (d: Delivery, onChannel: boolean): void => {
-    if (!onChannel) {
-      if (d.body.length > UNKNOWN_PATH_PREFIX) d.body = Buffer.from(d.body.subarray(0, UNKNOWN_PATH_PREFIX));
-      delete d.inflated;
-      if (d.bodyBytes > UNKNOWN_PATH_PREFIX) delete d.json;
-    }
-    const size = d.body.length + (d.inflated?.length ?? 0);
-    if (keptTotal + size > maxKept) {
-      d.body = Buffer.alloc(0);
-      delete d.inflated;
-      d.dropped = true;
-      return;
-    }
-    keptTotal += size;
   };
 
   const channelFor = (path: string): ChannelState | undefined => {
@@ -184,6 +123,20 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     /** Set when bytes that are no request followed this one's body on the connection. */
     let trailing = false;
     let recorded: Delivery | undefined;
+    /**
+     * Cuts a body that stops arriving: no byte for stallMs (an inactivity timer, so a slow but
+     * steady sender is never cut). A timer can fire late on a busy machine, before bytes already
+     * waiting on the socket are read: it looks again after the poll phase, and a chunk read
+     * meanwhile has re-armed it.
+     */
+    let chunksSeen = 0;
+    const stall = setTimeout(() => {
+      const seen = chunksSeen;
+      setImmediate(() => {
+        if (!done && chunksSeen === seen) finish({ kind: 'stalled' });
+      });
+    }, stallMs);
+    stall.unref();
 
     res.on('error', () => {});
     pending.set(socket, res);
@@ -200,12 +153,14 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const complete = async (outcome: Outcome): Promise<void> => {
       if (done) return;
       done = true;
+      clearTimeout(stall);
       if (reading.get(socket)?.req === req) reading.delete(socket);
-      const body = Buffer.concat(chunks, kept);
+      const body = ownCopy(chunks, kept);
       chunks.length = 0;
       const headers = joinHeaders(req.rawHeaders);
       const violations = headerViolations(headers, received, outcome.kind !== 'over-cap');
       if (outcome.kind === 'over-cap') violations.push('body over cap');
+      if (outcome.kind === 'stalled') violations.push(`body stalled: no byte for ${duration(stallMs)}`);
       if (outcome.kind === 'refused') violations.push(outcome.violation);
       if (trailing) violations.push(trailingViolation(headers));
 
@@ -220,6 +175,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         headers,
         bodyBytes: received,
         body,
+        sha256: sha256(body),
         gzip: isGzip(body),
         violations,
         response: { status: 0 },
@@ -244,6 +200,11 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         }
       } else if (outcome.kind === 'over-cap') {
         status = 413;
+      } else if (outcome.kind === 'stalled') {
+        // The body never arrived whole, as when the client goes away, but the receiver cut it.
+        status = 408;
+        d.aborted = true;
+        d.error = `no byte for ${duration(stallMs)}: the receiver closed the connection`;
       } else if (outcome.kind === 'refused') {
         status = outcome.status;
         d.error = outcome.error;
@@ -255,12 +216,21 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       const answered = status;
       d.response.status = answered;
       if (ch) ch.inflight--;
-      keep(d, ch !== undefined);
-      record(d, ch);
+      record(d, ch, 'unknown path');
 
       if (answered === 0) {
         socket.destroy();
         return;
+      }
+      if (outcome.kind === 'stalled') {
+        // The sender may never read the answer: the connection goes once it is written, or soon.
+        res.once('finish', () => socket.destroy());
+        const t = setTimeout(() => {
+          timers.delete(t);
+          socket.destroy();
+        }, 2000);
+        t.unref();
+        timers.add(t);
       }
       // Unread bytes may follow (over cap) or the parser is broken: close after answering.
       const close = outcome.kind !== 'end';
@@ -293,6 +263,8 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
 
     req.on('data', (chunk: Buffer) => {
       if (done) return;
+      chunksSeen++;
+      stall.refresh();
       received += chunk.length;
       const room = maxBody - kept;
       if (chunk.length <= room) {
@@ -339,8 +311,9 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const previous = latest.get(socket);
     if (previous?.req.complete) previous.trailing();
     const raw = err.rawPacket;
-    const body = raw ? Buffer.from(raw.subarray(0, maxBody)) : Buffer.alloc(0);
+    const body = raw ? ownCopy([raw], Math.min(raw.length, maxBody)) : Buffer.alloc(0);
     const status = fault.kind === 'refuse' ? fault.status : 400;
+    const violation = fault.kind === 'refuse' ? fault.violation : 'malformed HTTP request';
     const d: Delivery = {
       seq: ++lastSeq,
       channel: null,
@@ -352,12 +325,13 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       headers: Object.create(null) as Record<string, string>,
       bodyBytes: raw ? raw.length : 0,
       body,
+      sha256: sha256(body),
       gzip: false,
-      violations: [fault.kind === 'refuse' ? fault.violation : 'malformed HTTP request'],
+      violations: [violation],
       response: { status },
       error: fault.error,
     };
-    record(d, undefined);
+    record(d, undefined, violation);
     const busy = pending.get(socket);
     if (busy) busy.once('close', () => answerRaw(socket, status));
     else answerRaw(socket, status);
@@ -373,7 +347,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     const ch = channelFor(path);
     if (ch) ch.take();
     const headers = joinHeaders(req.rawHeaders);
-    const body = Buffer.from(head.subarray(0, maxBody));
+    const body = ownCopy([head], Math.min(head.length, maxBody));
     const d: Delivery = {
       seq: ++lastSeq,
       channel: ch ? ch.id : null,
@@ -385,11 +359,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       headers,
       bodyBytes: head.length,
       body,
+      sha256: sha256(body),
       gzip: isGzip(body),
       violations: ['unexpected CONNECT request', ...headerViolations(headers, head.length, false)],
       response: { status: 400 },
     };
-    record(d, ch);
+    record(d, ch, 'CONNECT');
     answerRaw(socket, 400);
   };
 
@@ -435,6 +410,7 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
       return ch;
     },
     deliveries: () => all.slice(),
+    junkNotKept: () => keeper.notKept(),
     errors: () => errors.slice(),
     close(): Promise<void> {
       if (closing) return closing;

@@ -17,13 +17,30 @@ export interface ReceiverOptions {
   maxBodyBytes?: number;
   /** Cap on the gunzipped size. Beyond it: 'inflated body over cap' (gzip bomb), answer 413. Default 64 MiB. */
   maxInflatedBytes?: number;
-  /** Total raw and gunzipped bytes kept over all deliveries; past it bodies are dropped (Delivery.dropped). Default 64 MiB. */
+  /**
+   * Total raw and gunzipped bytes kept over all deliveries; past it bodies are dropped
+   * (Delivery.dropped), the deliveries are still judged and listed. The parsed JSON is not held
+   * (Delivery.json parses the kept bytes on each read), so this bounds the bodies' memory. Default 64 MiB.
+   */
   maxKeptBytes?: number;
-  /** Keep the gunzipped bytes on each Delivery. Default true; turn off for long runs (the raw body and the parsed JSON are kept either way). */
+  /**
+   * Requests on no channel (unknown paths, malformed bytes, CONNECT) kept as records; past it
+   * they are still answered, but only counted by kind (Receiver.junkNotKept()). Default 1000.
+   */
+  maxJunkRecords?: number;
+  /**
+   * A body that stops arriving (no byte for this long; each chunk restarts the wait) is cut: the
+   * delivery is recorded with 'body stalled: no byte for …', answered 408 and its connection
+   * closed. Default 60000 (60 s), generous so that a busy machine never cuts a live sender.
+   */
+  stallTimeoutMs?: number;
+  /** Keep the gunzipped bytes on each Delivery. Default true; turn off for long runs (the raw body is kept either way). */
   keepInflated?: boolean;
   /**
-   * Called once per recorded delivery, after it is recorded and before it is answered, for
-   * streaming verification. Must not throw; what it throws is caught and kept in Receiver.errors().
+   * Called once per delivery as it is recorded, before it is listed and answered, for streaming
+   * verification: it sees the whole delivery, its body and JSON, also past maxKeptBytes (a
+   * verifier may let them go: d.body = Buffer.alloc(0), d.json = undefined). Junk past
+   * maxJunkRecords is not recorded. Must not throw; what it throws is caught and kept in Receiver.errors().
    */
   onDelivery?: (d: Delivery) => void;
   /** Clock, for tests. */
@@ -40,8 +57,13 @@ export interface Receiver {
   readonly localUrl: string;
   /** A fresh channel on a unique path (/c/<id>/), so concurrent syncs never mix. */
   channel(label?: string): Channel;
-  /** Every request received, on any path (unknown paths too), ordered by arrival (seq). */
+  /**
+   * Every request received, on any path (unknown paths too), ordered by arrival (seq); past
+   * maxJunkRecords requests on no channel are counted instead (junkNotKept), leaving gaps in seq.
+   */
   deliveries(): Delivery[];
+  /** Requests on no channel past maxJunkRecords, counted by kind: 'unknown path', 'malformed HTTP request', 'request timeout', 'CONNECT'. */
+  junkNotKept(): Record<string, number>;
   /** Exceptions thrown by options.onDelivery, and internal errors the receiver survived, in order. */
   errors(): unknown[];
   /** Stops listening, drops open connections, rejects pending waitFor calls. Idempotent. */
@@ -94,15 +116,21 @@ export interface Delivery {
   headers: Record<string, string>;
   /** Raw body bytes actually received (for malformed requests: the bytes the parser rejected). */
   bodyBytes: number;
-  /** The body was judged but not kept: the receiver's storage cap (maxKeptBytes) was reached. */
+  /** The body was judged but not kept: the receiver's storage cap (maxKeptBytes) was reached; no json either. */
   dropped?: boolean;
   /** Raw bytes kept (up to maxBodyBytes; a 4 KiB prefix on unknown paths; none when dropped). */
   body: Buffer;
+  /** SHA-256 (hex) of the body bytes read (all of them, unless 'body over cap'), kept when the body is dropped. */
+  sha256: string;
   /** The body starts with the gzip magic 1f 8b. */
   gzip: boolean;
   /** Gunzipped body, when gzip, complete, within the cap and keepInflated. */
   inflated?: Buffer;
-  /** Parsed JSON of the inflated body (of the raw body when not gzip), when it parses. */
+  /**
+   * Parsed JSON of the inflated body (of the raw body when not gzip), when it parses. Parsed again
+   * from the kept bytes on each read (a fresh value each time), so it costs no memory while kept;
+   * absent when the body was dropped (dropped) or is a cut prefix.
+   */
   json?: unknown;
   /**
    * Transport-level problems, e.g. 'not gzip', 'gzip stream corrupt', 'inflated body over cap',
@@ -111,7 +139,8 @@ export interface Delivery {
    * 'Content-Length mismatch (header N, received M)', 'bytes after the declared Content-Length'
    * (the connection carried more than the declared length: the rest is also recorded as a malformed
    * request), 'malformed HTTP request', 'request timeout',
-   * 'unexpected CONNECT request'.
+   * 'unexpected CONNECT request', 'body stalled: no byte for 60 s' (stallTimeoutMs; the delivery is
+   * also aborted, with a Content-Length mismatch when it declared its length).
    */
   violations: string[];
   /**
@@ -119,7 +148,7 @@ export interface Delivery {
    * to send the answer (after any scripted delay; absent when not answered).
    */
   response: { status: number; at?: string };
-  /** The client went away before the body was complete. */
+  /** The body never arrived whole: the client went away, or it stalled and the receiver cut it ('body stalled …'). */
   aborted?: boolean;
   /** Parser or socket error behind a malformed or aborted request (code and message; no header values). */
   error?: string;

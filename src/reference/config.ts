@@ -14,6 +14,13 @@ export interface ReferenceOptions {
   orgKey?: string;
   /** How long after creation a connection's source schemas become cached; default 500: long enough to be seen, short enough that every run (one per version with --api-version all) waits little. */
   schemaCacheDelayMs?: number;
+  /**
+   * Whether a connection's "No schemas found" stage also lasts until one bulk sync on it has been
+   * answered with it; default true. A stage bounded by time alone can end before a slow caller's
+   * first request (a saturated CI machine), and the stage is then never seen. No effect when
+   * schemaCacheDelayMs is 0 (no stage).
+   */
+  holdSchemaStage?: boolean;
   /** Names of faults to inject (faults.ts); an unknown name throws UsageError. */
   faults?: string[];
   /** Largest accepted request body; default 1 MiB. */
@@ -36,6 +43,7 @@ export interface ReferenceConfig {
   /** The header's value to a key of `versions`, or undefined when it is not served. */
   resolveVersion: (header: string | undefined) => string | undefined;
   schemaCacheDelayMs: number;
+  holdSchemaStage: boolean;
   /** The steps of a webhook delivery (delivery.ts); each run reads them when it starts. */
   delivery: DeliveryPipeline;
   deliveryTimeoutMs: number;
@@ -61,6 +69,7 @@ export function createConfig(apiKey: string, orgKey: string, options: ReferenceO
       return config.versions.has(header) ? header : undefined;
     },
     schemaCacheDelayMs: options.schemaCacheDelayMs ?? DEFAULT_SCHEMA_CACHE_DELAY_MS,
+    holdSchemaStage: options.holdSchemaStage ?? true,
     delivery: defaultPipeline(),
     deliveryTimeoutMs: options.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
   };

@@ -17,6 +17,7 @@ flags:
   --api-key KEY               User API key, sent as 'Authorization: Bearer KEY' (default: $DSS_API_KEY, else generated and printed).
   --org-key KEY               Organization key, sent as 'Authorization: Basic base64(KEY:)' (default: $DSS_ORG_KEY, else generated and printed).
   --schema-cache-delay-ms N   Milliseconds after a connection's creation until its source schemas are cached (default ${DEFAULT_SCHEMA_CACHE_DELAY_MS}).
+                              Above 0, the first bulk sync on it is answered "No schemas found" however late it comes.
   --fault NAME                Break one rule of the spec on purpose; repeatable ('dss-conformance faults' lists them).
   --help, -h                  Print this help and exit.
 

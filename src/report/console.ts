@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { summarize, type CheckResult, type RunResult, replayCommand } from './results.ts';
+import { notKeptText, summarize, type CheckResult, type RunResult, replayCommand } from './results.ts';
 import { consoleSafe } from './safe-text.ts';
 import { verdictLine } from './verdict.ts';
 
@@ -58,7 +58,7 @@ export function consoleSummary(run: RunResult, colors: Colors = plain): string {
   if (run.interrupted) lines.push('', `INTERRUPTED ${run.interrupted}: unfinished requirements are reported as errors`);
   if (run.deliveries) {
     const flawed = run.deliveries.filter((d) => d.violations.length > 0 || d.scenario === null);
-    lines.push('', `receiver: ${run.deliveries.length} deliveries, ${flawed.length} malformed or on an unknown path`);
+    lines.push('', `receiver: ${run.deliveries.length} deliveries, ${flawed.length} malformed or on an unknown path${notKeptText(run)}`);
     for (const d of flawed.slice(0, 10)) lines.push(`  #${d.seq} ${d.method || '(not HTTP)'} ${d.path} -> ${d.status}: ${d.violations.join(', ') || 'unknown path'}`);
   }
   const s = summarize(run);

@@ -50,8 +50,11 @@ export interface RunStartEvent {
 export interface CheckStartEvent { type: 'check-start'; at: string; title: string; version?: string | undefined }
 export interface CheckResultEvent { type: 'check-result'; at: string; check: CheckResult }
 export interface DeliveryEvent { type: 'delivery'; at: string; delivery: DeliveryRecord }
-/** The webhook checks ran (their receiver wrote a log, even an empty one). */
-export interface ReceiverEvent { type: 'receiver'; at: string }
+/**
+ * The webhook checks ran (their receiver wrote a log, even an empty one). `notKept`: requests on
+ * no channel past the receiver's count cap, counted by kind instead of listed.
+ */
+export interface ReceiverEvent { type: 'receiver'; at: string; notKept?: Record<string, number> | undefined }
 export interface HeartbeatEvent { type: 'heartbeat'; at: string; waitingFor: string; elapsedMs: number; boundMs?: number | undefined }
 /** An answer with status >= 400 the client saw (ERR-001/002/003 judge them all when folding). */
 export interface ErrorAnswerEvent { type: 'error-answer'; at: string; answer: ErrorAnswer }
@@ -93,9 +96,10 @@ export class EventLog {
   emit(event: NewEvent): RunEvent {
     const { type, ...rest } = event;
     const stamped = { type, at: new Date().toISOString(), ...rest } as RunEvent;
-    // The stored event is the redacted one: no renderer can see what the file does not hold.
-    const line = this.redactor.text(JSON.stringify(stamped));
-    const kept = JSON.parse(line) as RunEvent;
+    // The stored event is the redacted one: no renderer can see what the file does not hold. Its
+    // strings are redacted before it is serialised, so the line is JSON whatever the secrets are.
+    const kept = this.redactor.value(stamped);
+    const line = JSON.stringify(kept);
     this.events.push(kept);
     if (this.file) {
       try {

@@ -27,12 +27,16 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
   const answers: ErrorAnswer[] = [];
   const areas = new Set<string>();
   let receiver = false;
+  const notKept: Record<string, number> = {};
   const waits = new Map<string, FoldedRun['waits'][number]>();
   for (const e of events) {
     if (e.type === 'check-result') checks.push(e.check);
     else if (e.type === 'run-error') errors.push(e.message);
     else if (e.type === 'delivery') deliveries.push(e.delivery);
-    else if (e.type === 'receiver') receiver = true;
+    else if (e.type === 'receiver') {
+      receiver = true;
+      for (const [kind, n] of Object.entries(e.notKept ?? {})) notKept[kind] = (notKept[kind] ?? 0) + n;
+    }
     else if (e.type === 'error-answer') answers.push(e.answer);
     else if (e.type === 'suite-files') for (const a of e.areas) areas.add(a);
     else if (e.type === 'heartbeat') waits.set(e.waitingFor, { waitingFor: e.waitingFor, elapsedMs: e.elapsedMs, boundMs: e.boundMs });
@@ -75,6 +79,7 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
     checks: judged,
     errors,
     ...(receiver || deliveries.length > 0 ? { deliveries } : {}),
+    ...(Object.keys(notKept).length > 0 ? { deliveriesNotKept: notKept } : {}),
     ...(interrupted ? { interrupted } : {}),
     ...(aborted ? { aborted } : {}),
     ...(problems.length ? { problems } : {}),

@@ -1,5 +1,5 @@
 import type { Redactor } from './redact.ts';
-import { replayCommand, summarize, type RunResult } from './results.ts';
+import { notKeptText, replayCommand, summarize, type RunResult } from './results.ts';
 import { classifySkip, verdictLine } from './verdict.ts';
 
 // JUnit XML as Jenkins (valid against the xUnit plugin's junit-10.xsd), GitLab and the GitHub
@@ -24,9 +24,10 @@ const summaryLine = (text: string, fallback: string) => text.split('\n').map((l)
 
 /** Every delivery the receiver got, one line each, malformed ones included. */
 function deliveryLines(run: RunResult): string {
-  return (run.deliveries ?? [])
-    .map((d) => `#${d.seq} ${d.receivedAt} ${d.scenario ?? '(unknown path)'} ${d.method || '(not HTTP)'} ${d.path} ${d.bodyBytes} B gzip=${d.gzip} records=${d.records ?? '-'} -> ${d.status}${d.violations.length ? ` violations: ${d.violations.join('; ')}` : ''}`)
-    .join('\n');
+  const notKept = notKeptText(run);
+  const lines = (run.deliveries ?? []).map((d) => `#${d.seq} ${d.receivedAt} ${d.scenario ?? '(unknown path)'} ${d.method || '(not HTTP)'} ${d.path} ${d.bodyBytes} B gzip=${d.gzip} records=${d.records ?? '-'} -> ${d.status}${d.violations.length ? ` violations: ${d.violations.join('; ')}` : ''}`);
+  if (notKept) lines.push(`(${lines.length} listed${notKept})`);
+  return lines.join('\n');
 }
 
 export function junitXml(run: RunResult, redactor: Redactor): string {

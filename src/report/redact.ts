@@ -2,16 +2,16 @@
 // console) passes through a Redactor that knows the run's secret values, plus patterns that catch
 // credentials it was never told about (a webhook secret echoed under an unexpected name, say).
 
+import { encodings, jsonEscapedAnyDepth } from './redact-encodings.ts';
+
 export const REDACTED = '[REDACTED]';
 
-/** Shorter values would redact noise (every "id" or "us" in a report), so they are never registered. */
-const MIN_SECRET = 4;
-
 /**
- * A base64 core (see base64Cores) shorter than this could match unrelated base64 by chance; 8
- * characters are 48 bits of the secret.
+ * A registered spelling shorter than this is redacted only where it stands as a token of its own
+ * (see atBoundary): a 2-character key replaced inside every word would rewrite the reports' own
+ * text. Longer spellings are redacted wherever they occur.
  */
-const MIN_CORE = 8;
+const SHORT_FORM = 4;
 
 /** JSON keys whose values are secrets wherever they appear. */
 const SECRET_KEY_NAMES = [
@@ -60,66 +60,6 @@ function challengeParam(token: string, next: string | undefined): boolean {
   return /^(?:realm|scope|error|error_description|error_uri)=$/i.test(token) && next !== undefined && /[^\s,]/.test(next);
 }
 
-/** The four spellings of base64: standard and URL-safe alphabets, each with and without padding. */
-function base64Forms(bytes: Buffer): string[] {
-  const padded = bytes.toString('base64');
-  const bare = padded.replace(/=+$/, '');
-  const url = bytes.toString('base64url');
-  return [padded, bare, url, url + padded.slice(bare.length)];
-}
-
-/**
- * Base64 encodes 3 bytes at a time, so a secret inside a longer payload (a "user:secret" Basic
- * pair with an unknown user, a JWT claim) is encoded differently for each of its 3 possible byte
- * offsets, and the characters at its edges mix in the neighbouring bytes. What is fixed for each
- * offset is the encoding of the whole 3-byte groups made only of secret bytes: registering those
- * redacts all but up to 2 bytes at either end. Limits: a secret shorter than 8 bytes has no core
- * long enough to register; base64 that is line-wrapped, or of compressed or encrypted data, does
- * not contain the secret's encoding at all.
- */
-function base64Cores(bytes: Buffer): string[] {
-  const cores: string[] = [];
-  for (const skip of [0, 1, 2]) {
-    const whole = Math.floor((bytes.length - skip) / 3) * 3;
-    if (whole <= 0) continue;
-    const core = bytes.subarray(skip, skip + whole);
-    if (core.toString('base64').length >= MIN_CORE) cores.push(core.toString('base64'), core.toString('base64url'));
-  }
-  return cores;
-}
-
-/** Percent-encodings: encodeURIComponent, form encoding (space as +), and both with lower-case hex. */
-function percentForms(s: string): string[] {
-  const uri = encodeURIComponent(s);
-  const forms = [uri, uri.replace(/%20/g, '+'), new URLSearchParams([['', s]]).toString().slice(1)];
-  return [...forms, ...forms.map((f) => f.replace(/%[0-9A-F]{2}/g, (e) => e.toLowerCase()))];
-}
-
-/** Inside a JSON string: JSON.stringify's escaping, with "\/", and ASCII-only (\uXXXX) as Python writes it. */
-function jsonForms(s: string): string[] {
-  const escaped = JSON.stringify(s).slice(1, -1);
-  const ascii = escaped.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  return [escaped, escaped.replace(/\//g, '\\/'), ascii];
-}
-
-/** Every spelling of a secret value a report might carry. */
-function encodings(secret: string): string[] {
-  const bytes = Buffer.from(secret, 'utf8');
-  const hex = bytes.toString('hex');
-  return [
-    secret,
-    ...base64Forms(bytes),
-    ...base64Cores(bytes),
-    // Basic credentials with the secret as the user name or as the password.
-    ...base64Forms(Buffer.from(`${secret}:`, 'utf8')),
-    ...base64Forms(Buffer.from(`:${secret}`, 'utf8')),
-    hex,
-    hex.toUpperCase(),
-    ...percentForms(secret),
-    ...jsonForms(secret),
-  ];
-}
-
 function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
@@ -152,13 +92,12 @@ export function stripUserinfo(url: string): { url: string; user?: string; passwo
 /**
  * The values to register for a user name and password used together (Basic credentials, URL
  * userinfo): both parts on their own (with key-as-username Basic the user name is the key), and
- * the pair `user:password` raw and percent-encoded, whose base64 is the Basic credential. A pair
- * whose parts are both under 4 characters is left out: it is no harder to guess than noise.
+ * the pair `user:password` raw and percent-encoded, whose base64 is the Basic credential.
  */
 export function pairSecrets(user: string | undefined, password: string | undefined): string[] {
   const parts = [user, password].filter((p): p is string => !!p);
-  if (!user || !password || (user.length < MIN_SECRET && password.length < MIN_SECRET)) return parts;
-  return [...parts, `${user}:${password}`, `${encodeURIComponent(user)}:${encodeURIComponent(password)}`];
+  if (!user || !password) return parts;
+  return [...new Set([...parts, `${user}:${password}`, `${encodeURIComponent(user)}:${encodeURIComponent(password)}`])];
 }
 
 /**
@@ -187,9 +126,16 @@ function escapeLength(text: string, at: number): number {
   return text[at + 1] === 'u' ? 6 : 2;
 }
 
+/** A character reference (&amp; &#39; &#x27;) starting at text[at], or 0. */
+function entityLength(text: string, at: number): number {
+  if (text[at] !== '&') return 0;
+  return /^&(?:[A-Za-z]{2,8}|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});/.exec(text.slice(at, at + 12))?.[0].length ?? 0;
+}
+
 /**
- * Widens [start, end) so it neither starts nor ends inside a JSON escape (\n, \u00e9): reports are
- * redacted as serialised JSON, and a cut escape would leave results.json unparseable.
+ * Widens [start, end) so it neither starts nor ends inside a JSON escape (\n, \u00e9) or a
+ * character reference (&amp;): reports are redacted as serialised JSON and as markup, and a cut
+ * escape would leave them unparseable.
  */
 function widenOverEscapes(text: string, start: number, end: number): [number, number] {
   for (let k = 1; k <= 5 && start - k >= 0; k++) {
@@ -204,26 +150,75 @@ function widenOverEscapes(text: string, start: number, end: number): [number, nu
       break;
     }
   }
+  for (let k = 1; k <= 11 && start - k >= 0; k++) {
+    const n = entityLength(text, start - k);
+    if (n > k) {
+      start -= k;
+      break;
+    }
+  }
+  for (let k = 1; k <= 11 && end - k >= start; k++) {
+    const n = entityLength(text, end - k);
+    if (n > 0) {
+      end = Math.max(end, end - k + n);
+      break;
+    }
+  }
   return [start, end];
 }
 
+const WORD = /[A-Za-z0-9]/;
+
+/**
+ * Whether a short spelling found at [start, end) stands as a token of its own: each edge that is a
+ * letter or digit meets a non-alphanumeric neighbour, the end of the text, or (before it) an escape
+ * that ends there: `\n`, `\u0022`, `%3D`, `&amp;`. So `Bearer k1`, `"k1"`, `?key=k1&`, `%3Dk1` and
+ * `\nk1` are redacted and `k10`, `kk1` are not. The escapes count because a secret after one is the
+ * same token as after the character it stands for; without them a short key leaks from every
+ * JSON-escaped or percent-encoded line break, quote or '='.
+ */
+function atBoundary(text: string, start: number, end: number): boolean {
+  const before = start === 0 || !WORD.test(text[start - 1]!) || !WORD.test(text[start]!)
+    || /(?:%[0-9A-Fa-f]{2}|\\(?:[nrtbf]|u[0-9A-Fa-f]{4})|&(?:[A-Za-z]{2,8}|#[0-9]{1,7}|#x[0-9A-Fa-f]{1,6});)$/.test(text.slice(Math.max(0, start - 12), start));
+  const after = end === text.length || !WORD.test(text[end]!) || !WORD.test(text[end - 1]!);
+  return before && after;
+}
+
+/** Index key of a spelling: its first two UTF-16 units (or the one, for a 1-character spelling). */
+const prefixKey = (s: string, at = 0): number => (at + 1 < s.length ? s.charCodeAt(at) * 0x10000 + s.charCodeAt(at + 1) : -1 - s.charCodeAt(at));
+
 export class Redactor {
   private readonly forms = new Set<string>();
+  private readonly secrets = new Set<string>();
+  /** The spellings by prefixKey: one pass over a text finds them all, however many are registered. */
+  private readonly byPrefix = new Map<number, string[]>();
+  /** Whether a 1-character spelling is registered: only then is a second pass over a text needed. */
+  private singles = false;
+  /** jsonEscapedAnyDepth of each secret that has one, and all of them as one expression (made when first needed). */
+  private readonly deepSources: string[] = [];
+  private deep: RegExp | undefined;
 
   constructor(secrets: Iterable<string | undefined> = []) {
     for (const s of secrets) this.add(s);
   }
 
   /**
-   * Registers a secret value and every encoding it travels in: base64 and base64url with and
-   * without padding (alone, as the Basic forms `secret:` and `:secret`, and as the fixed cores of
-   * the secret inside longer base64), hex in either case, URL- and form-encoded, JSON-escaped.
-   * Values under 4 characters are not registered. Surrounding whitespace (a secret read from a file
-   * with its newline) is registered both with and without.
+   * Registers a secret value, whatever its length, and every spelling it travels in: the layers of
+   * encoding (base64 and base64url with and without padding, alone, as the Basic forms `secret:`
+   * and `:secret`, and as the fixed cores of the secret inside longer base64; hex in either case;
+   * URL- and form-encoded; JSON-escaped; XML/HTML-escaped) composed to DEPTH. Spellings under
+   * SHORT_FORM characters are redacted as tokens only (see atBoundary). Surrounding whitespace (a
+   * secret read from a file with its newline) is registered both with and without.
    */
   add(secret: string | undefined): void {
-    if (!secret || secret.length < MIN_SECRET) return;
+    if (!secret || this.secrets.has(secret)) return;
+    this.secrets.add(secret);
     for (const form of encodings(secret)) this.addForm(form);
+    const deep = jsonEscapedAnyDepth(secret);
+    if (deep !== undefined) {
+      this.deepSources.push(deep);
+      this.deep = undefined;
+    }
     const trimmed = secret.trim();
     if (trimmed !== secret) this.add(trimmed);
   }
@@ -252,7 +247,12 @@ export class Redactor {
     return out.replace(URL_USERINFO, `$1${REDACTED}@`);
   }
 
-  /** A deep copy of a JSON value with secret-named keys and known secret values replaced. */
+  /**
+   * A deep copy of a JSON value with secret-named keys and known secret values replaced. Only
+   * strings (values and keys) are rewritten, so what JSON.stringify makes of the copy is valid JSON
+   * whatever the secrets are: text() over serialised JSON could turn a secret "12" or "true" into
+   * a number's or literal's replacement and break it.
+   */
   value<T>(input: T): T {
     const walk = (v: unknown): unknown => {
       if (typeof v === 'string') return this.text(v);
@@ -267,8 +267,24 @@ export class Redactor {
     return walk(input) as T;
   }
 
+  /**
+   * Markup (HTML, XML) with its text and quoted attribute values redacted and its tags left as
+   * they are, so a secret that is also a tag or attribute name ("td", "class") cannot break it.
+   */
+  markup(input: string): string {
+    return input.replace(/<[^<>]*>|[^<]+/g, (part) =>
+      part.startsWith('<') ? part.replace(/(=\s*)(?:"([^"]*)"|'([^']*)')/g, (_m, eq: string, dq?: string, sq?: string) => (dq !== undefined ? `${eq}"${this.text(dq)}"` : `${eq}'${this.text(sq ?? '')}'`)) : this.text(part),
+    );
+  }
+
   private addForm(form: string): void {
-    if (form.length >= MIN_SECRET) this.forms.add(form);
+    if (this.forms.has(form)) return;
+    this.forms.add(form);
+    if (form.length === 1) this.singles = true;
+    const key = prefixKey(form);
+    const list = this.byPrefix.get(key);
+    if (list) list.push(form);
+    else this.byPrefix.set(key, [form]);
   }
 
   /**
@@ -277,12 +293,28 @@ export class Redactor {
    * are removed whole whatever order they were registered in.
    */
   private maskKnown(input: string): string {
+    if (this.byPrefix.size === 0) return input;
     const ranges: Array<[number, number]> = [];
-    for (const form of this.forms) {
-      for (let at = input.indexOf(form); at !== -1; at = input.indexOf(form, at + 1)) {
-        ranges.push(widenOverEscapes(input, at, at + form.length));
+    const found = (at: number, end: number) => {
+      if (end - at < SHORT_FORM && !atBoundary(input, at, end)) return;
+      ranges.push(widenOverEscapes(input, at, end));
+    };
+    const find = (list: string[] | undefined, at: number) => {
+      if (list) for (const form of list) if (input.startsWith(form, at)) found(at, at + form.length);
+    };
+    // Without a backslash the text holds no escaped spelling: the registered ones cover the rest.
+    if (this.deepSources.length > 0 && input.includes('\\')) {
+      const deep = (this.deep ??= new RegExp(this.deepSources.map((s) => `(?:${s})`).join('|'), 'g'));
+      deep.lastIndex = 0;
+      // One match per start, so two secrets' overlapping spellings are both found.
+      for (let m = deep.exec(input); m; m = deep.exec(input)) {
+        found(m.index, m.index + m[0].length);
+        deep.lastIndex = m.index + 1;
       }
     }
+    const last = input.length - 1;
+    for (let at = 0; at < last; at++) find(this.byPrefix.get(input.charCodeAt(at) * 0x10000 + input.charCodeAt(at + 1)), at);
+    if (this.singles) for (let at = 0; at <= last; at++) find(this.byPrefix.get(-1 - input.charCodeAt(at)), at);
     if (ranges.length === 0) return input;
     ranges.sort((a, b) => a[0] - b[0]);
     let out = '';

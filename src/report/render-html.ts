@@ -1,5 +1,5 @@
 import type { FoldedRun } from './from-events.ts';
-import { replayCommand, summarize, type CheckResult, type Requirement, type RunResult } from './results.ts';
+import { notKeptText, replayCommand, summarize, type CheckResult, type Requirement, type RunResult } from './results.ts';
 import { escapeControls } from './safe-text.ts';
 import type { RequirementResult } from './verdict.ts';
 
@@ -173,7 +173,7 @@ function evidence(run: RunResult, c: CheckResult): string {
 function deliveries(run: RunResult): string {
   if (!run.deliveries) return '<h2>Webhook deliveries</h2><p class="muted">The webhook checks did not run.</p>';
   const flawed = run.deliveries.filter((d) => d.violations.length > 0 || d.scenario === null).length;
-  const head = `<h2>Webhook deliveries</h2><p>${run.deliveries.length} requests reached the receiver, ${flawed} malformed or on an unknown path.</p>`;
+  const head = `<h2>Webhook deliveries</h2><p>${run.deliveries.length} requests reached the receiver, ${flawed} malformed or on an unknown path${esc(notKeptText(run))}.</p>`;
   if (run.deliveries.length === 0) return head;
   const rows = run.deliveries.map((d) => `<tr class="${d.violations.length || d.scenario === null ? 'row-fail' : ''}"><td class="num">${d.seq}</td><td>${esc(d.receivedAt)}</td><td>${esc(d.scenario ?? '(unknown path)')}</td><td>${esc(d.method || '(not HTTP)')} ${esc(d.path)}</td><td class="num">${d.bodyBytes}</td><td>${d.gzip ? 'gzip' : ''}</td><td class="num">${d.records ?? '-'}</td><td class="num">${d.status}</td><td>${esc(d.violations.join('; '))}</td></tr>`);
   return `${head}<details><summary>every delivery</summary><table><tr><th>#</th><th>Received</th><th>Scenario</th><th>Request</th><th>Bytes</th><th></th><th>Records</th><th>Answer</th><th>Violations</th></tr>${rows.join('')}</table></details>`;

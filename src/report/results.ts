@@ -70,6 +70,8 @@ export interface RunResult {
   errors: string[];
   /** Every request the capturing receiver got (secrets redacted), when webhook checks ran. */
   deliveries?: DeliveryRecord[] | undefined;
+  /** Requests on no channel (junk) past the receiver's count cap: counted by kind, not listed. */
+  deliveriesNotKept?: Record<string, number> | undefined;
   /** Why the run stopped early (a signal, the --max-duration budget); unfinished requirements are errors. */
   interrupted?: string | undefined;
   /** Why no check ran at all (exit 2 or 3): the run's one line. */
@@ -82,6 +84,14 @@ export interface RunResult {
   shards?: { count: number; present: number[]; missing: number[] } | undefined;
   /** The requirement roll-up and the run verdict, computed from the checks above. */
   verdict?: RunVerdict | undefined;
+}
+
+/** `, and 19000 more not listed (past the receiver's cap of junk records: unknown path 18990, CONNECT 10)`, or ''. */
+export function notKeptText(run: RunResult): string {
+  const kinds = Object.entries(run.deliveriesNotKept ?? {});
+  if (kinds.length === 0) return '';
+  const total = kinds.reduce((n, [, k]) => n + k, 0);
+  return `, and ${total} more not listed (past the receiver's cap of junk records: ${kinds.map(([kind, n]) => `${kind} ${n}`).join(', ')})`;
 }
 
 export interface DeliveryRecord {

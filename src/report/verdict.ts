@@ -47,6 +47,8 @@ export function classifySkip(reason: string | undefined): SkipClass {
   return 'precondition';
 }
 
+const KNOWN_STATUSES: ReadonlySet<string> = new Set<CheckStatus>(['passed', 'failed', 'skipped', 'error', 'expected-fail', 'stale']);
+
 const firstLine = (text: string | undefined) => (text ?? '').split('\n')[0] ?? '';
 
 /** One requirement from its checks: a failure anywhere wins, then an unjudgeable answer, then a skip. */
@@ -58,6 +60,10 @@ export function rollUp(requirement: Requirement, checks: CheckResult[]): Require
   if (failed) return { ...base, status: 'fail', reason: failed.status === 'stale' ? failed.reason ?? 'stale baseline entry' : firstLine(failed.message) };
   const errored = first('error');
   if (errored) return { ...base, status: 'error', reason: errored.reason ?? 'no judgeable answer' };
+  // A status this fold does not know (a stream edited, or one whose status word a secret equal to
+  // it redacted) is never a pass.
+  const unknown = checks.find((c) => !KNOWN_STATUSES.has(c.status));
+  if (unknown) return { ...base, status: 'error', reason: `a check ended with an unknown status (${String(unknown.status)})` };
   const skipped = first('skipped');
   if (skipped) return { ...base, status: 'skip', skipClass: skipped.skipClass ?? classifySkip(skipped.reason), reason: skipped.reason ?? 'skipped' };
   const expected = first('expected-fail');

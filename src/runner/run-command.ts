@@ -5,7 +5,7 @@ import { adapterOptions, parseAdapterOptions } from '../adapters/options.ts';
 import { dirname, join, resolve } from 'node:path';
 import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
-import { Redactor } from '../report/redact.ts';
+import { Redactor, userinfoSecrets } from '../report/redact.ts';
 import { loadRequirements, type RunResult } from '../report/results.ts';
 import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
 import { consoleSafe } from '../report/safe-text.ts';
@@ -28,7 +28,9 @@ import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
 import { selectRequirements } from './selection.ts';
 import { parseHttpUrl } from './target-url.ts';
-import { openRunSourceDb } from '../source-db/run-source-db.ts';
+import { parseDuration } from './duration.ts';
+import { openRunSourceDb, sourceDbWaitMs } from '../source-db/run-source-db.ts';
+import { parseSourceDbSchema } from '../source-db/url.ts';
 import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
@@ -59,7 +61,8 @@ verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE o
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
 requirement was not judged: skipped, error, not selected, interrupted).
 exit codes: 0 CONFORMANT; 1 NOT CONFORMANT; 2 usage, profile, adapter or config error; 3 target
-unreachable or answering no request with JSON; 4 INCOMPLETE (0 with --allow-incomplete); 70 internal error.
+unreachable, answering no request with JSON, or not the API (every request "no route", e.g. a
+--base-url ending in /api); 4 INCOMPLETE (0 with --allow-incomplete); 70 internal error.
 On exit 2 or 3 after the flags were read, results.json and junit.xml say why.`;
 
 export async function runCommand(argv: string[]): Promise<number> {
@@ -80,12 +83,22 @@ export async function runCommand(argv: string[]): Promise<number> {
   try {
     return await runChecked(resolved, reportsDir, startedAt, state);
   } catch (error) {
+    // Whatever stops the run (an adapter factory's own error, a setup problem) is printed by the
+    // CLI: it goes out redacted like every other line.
+    if (state.redactor) redactError(error, state.redactor);
     if (error instanceof UsageError || error instanceof UnreachableError) writeAbortReports(reportsDir, startedAt, error, state);
     throw error;
   }
 }
 
-/** The run's event log, once the secrets are known and it can be opened. */
+/** The error's message (and stack, shown with DSSC_DEBUG) with the run's secrets redacted, in place. */
+function redactError(error: unknown, redactor: Redactor): void {
+  if (!(error instanceof Error)) return;
+  error.message = redactor.text(error.message);
+  if (error.stack) error.stack = redactor.text(error.stack);
+}
+
+/** The run's redactor, as soon as the flags name a secret, and its event log, once it can be opened. */
 interface RunState {
   log?: EventLog;
   redactor?: Redactor;
@@ -130,21 +143,31 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const tolerance = int('timestamp-tolerance-s') ?? 300;
   const publicUrl = str('receiver-public-url');
   if (publicUrl !== undefined) parseHttpUrl(label('receiver-public-url'), publicUrl);
+  const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
+  // From here an error may quote a secret (an adapter's own message): the ones known so far are
+  // redacted, the embedded reference's keys and the source database's password are added later.
+  const redactor = new Redactor([apiKeyFlag, str('org-key'), ...secrets, ...urlSecrets, ...userinfoSecrets(str('source-db') ?? '')]);
+  state.redactor = redactor;
   const adapterPath = str('adapter') ? await checkAdapterFile(str('adapter')!) : undefined;
   const givenAdapterOptions = parseAdapterOptions(list('adapter-option'), label('adapter-option'));
-  const { profile, secrets, source: profileSource } = chooseProfile(str('profile'), embedded);
   const baselineFile = str('baseline');
   const baseline = baselineFile ? loadBaseline(resolve(baselineFile)) : undefined;
   const replay = replayLines(resolved, { embedded, seed });
 
+  const sourceDbSchema = parseSourceDbSchema(str('source-db-schema'), label('source-db-schema'));
   const runId = randomBytes(4).toString('hex');
-  // Started now, without waiting: the embedded database comes up in its own thread while the
-  // reference starts and the first checks run; the first query that needs it waits.
+  // Started now, without waiting: the embedded database comes up in parallel while the reference
+  // starts and the first checks run; the first query that needs it waits (sourceDbWaitMs at most).
+  const dbWaitMs = sourceDbWaitMs(maxDurationMs);
   const sourceDb = await openRunSourceDb({
     url: str('source-db'), urlLabel: label('source-db'), publicHost: str('source-db-public-host'), publicHostLabel: label('source-db-public-host'),
     // The webhook checks write their rows there; a profile may point a kind at it ({{sourceDb.port}}).
     needed: only.length === 0 || only.some((id) => id.startsWith('WH-')) || namesSourceDb(profile.kinds),
+    waitMs: dbWaitMs,
+    onNote: (line) => process.stdout.write(consoleSafe(`dss-conformance: note: ${line}`) + '\n'),
   });
+  // A --source-db is asked now (in parallel with the reference's start); said below, once.
+  const dbProblemAsked = sourceDb?.problem();
   let reference: { baseUrl: string; apiKey: string; orgKey: string; close(): Promise<void> } | undefined;
   try {
     if (embedded) {
@@ -155,14 +178,16 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const apiKey = reference?.apiKey ?? apiKeyFlag!;
     const orgKey = reference?.orgKey ?? str('org-key');
     const allSecrets = [...secrets, ...urlSecrets, ...(sourceDb?.secrets ?? [])];
-    const redactor = new Redactor([apiKey, orgKey, ...allSecrets]);
+    const dbProblem = await dbProblemAsked;
+    for (const secret of [apiKey, orgKey, ...allSecrets]) redactor.add(secret);
     const settings: RunSettings = {
       baseUrl, apiKey, orgKey, profile, profileSource,
       seed, numRuns, timeoutMs, maxRps, runId, secrets: allSecrets,
       replay: replay.check,
       embedded, reportsDir, adapterPath, adapterOptions: adapterOptions(profile, givenAdapterOptions), timestampToleranceS: tolerance, clockSkewS: int('clock-skew-s') ?? 60, selected: only.length > 0 ? only : undefined, sharded: shard !== undefined,
       receiver: { host: str('receiver-host') ?? '127.0.0.1', port: receiverPort, publicUrl },
-      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded } : undefined,
+      // One that did not answer already is not waited for: each check that needs it tries once.
+      sourceDb: sourceDb ? { url: sourceDb.url, publicHost: sourceDb.publicHost, embedded: sourceDb.embedded, schema: sourceDbSchema, waitUntil: dbProblem ? 0 : startedAt.getTime() + dbWaitMs } : undefined,
       deadline: startedAt.getTime() + maxDurationMs, maxRetryAfterMs, maxResponseBytes,
       apiVersion: apiVersionFlag === 'all' ? DEFAULT_API_VERSION : apiVersionFlag,
     };
@@ -173,7 +198,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // console, like every report file, only renders them.
     const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
     state.log = log;
-    state.redactor = redactor;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
     log.on((e) => {
       // The ERR checks are judged over the whole stream: their lines come with the fold, at the end.
@@ -186,7 +210,6 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const { hint } = await preflight(settings, redactor);
     if (hint) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${hint}`)) + '\n');
     // Said once here; each check that needs the database says it again as its error.
-    const dbProblem = await sourceDb?.problem();
     if (dbProblem) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${dbProblem}: the checks that need it are errors`)) + '\n');
 
     const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));
@@ -277,16 +300,6 @@ function writeRunRequests(dir: string, settings: RunSettings): void {
   }
 }
 
-/** --max-duration: seconds, or a number with s, m or h. */
-function parseDuration(raw: string | undefined, label: string): number | undefined {
-  if (raw === undefined) return undefined;
-  const m = /^(\d+)(s|m|h)?$/.exec(raw.trim());
-  if (!m) throw new UsageError(`${label} must be seconds or a number with s, m or h (90s, 30m, 1h), got ${JSON.stringify(raw)}`);
-  const ms = Number(m[1]) * { s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 's' | 'm' | 'h'];
-  if (ms < 1000 || ms > 7 * 24 * 3_600_000) throw new UsageError(`${label} must be between 1 s and 7 days, got ${raw}`);
-  return ms;
-}
-
 /** Exit 2 or 3 after the flags were read: reports that say why, not none (or an old green one). */
 function writeAbortReports(dir: string, startedAt: Date, error: UsageError | UnreachableError, state: RunState): void {
   try {
@@ -325,9 +338,10 @@ function ensureWritable(dir: string, label: string): void {
  * deliveries.json; each is an event of the stream, and the final file is rendered from them all.
  */
 function collectDeliveries(dir: string, log: EventLog, announced: Set<string>): void {
-  const deliveries = readDeliveryLog(dir);
-  if (!deliveries) return;
-  log.emit({ type: 'receiver' });
+  const read = readDeliveryLog(dir);
+  if (!read) return;
+  const { deliveries, notKept } = read;
+  log.emit({ type: 'receiver', ...(notKept && Object.keys(notKept).length > 0 ? { notKept } : {}) });
   for (const delivery of deliveries) if (!announced.has(deliveryKey(delivery))) log.emit({ type: 'delivery', delivery });
   announced.clear();
   rmSync(join(dir, 'deliveries.json'), { force: true });
@@ -336,11 +350,11 @@ function collectDeliveries(dir: string, log: EventLog, announced: Set<string>): 
 /** A delivery is the receiver's seq at its arrival time (seq restarts with each pass's receiver). */
 const deliveryKey = (d: { seq: number; receivedAt: string }) => `${d.seq} ${d.receivedAt}`;
 
-function readDeliveryLog(dir: string): RunResult['deliveries'] {
+function readDeliveryLog(dir: string): { deliveries: NonNullable<RunResult['deliveries']>; notKept?: Record<string, number> } | undefined {
   const file = join(dir, 'deliveries.json');
   if (!existsSync(file)) return undefined;
   try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']> }).deliveries;
+    return JSON.parse(readFileSync(file, 'utf8')) as { deliveries: NonNullable<RunResult['deliveries']>; notKept?: Record<string, number> };
   } catch {
     // Cut short by an interruption while the worker was writing it.
     return undefined;

@@ -34,6 +34,9 @@ class ByName extends BaseSequencer {
   }
 }
 
+/** How long from now a check may wait for the source database. */
+const dbWait = (settings: RunSettings): number => Math.max(0, (settings.sourceDb?.waitUntil ?? 0) - Date.now());
+
 /** The areas (spec files) of the last pass, as vitest handed them to the sequencer. */
 let ran: string[] = [];
 
@@ -65,8 +68,9 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       isolate: false,
       maxWorkers: 1,
       // A webhook check may wait for three runs one after another (full sync), each up to the poll timeout.
-      testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000, 3 * pollSettings(settings.profile).timeoutMs + 30_000),
-      hookTimeout: 60_000,
+      // The first check that needs the source database may wait for it (settings.sourceDb.waitUntil).
+      testTimeout: Math.max(60_000, (settings.profile.schemaCache?.timeoutMs ?? 30_000) + 30_000, 3 * pollSettings(settings.profile).timeoutMs + 30_000, dbWait(settings) + 30_000),
+      hookTimeout: Math.max(60_000, dbWait(settings) + 30_000),
       ...(pattern ? { testNamePattern: pattern } : {}),
       ...(shard ? { shard } : {}),
     },

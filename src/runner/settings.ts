@@ -33,9 +33,12 @@ export interface RunSettings {
   /**
    * The kit's source database for the webhook checks (--source-db, or the embedded one): the URL
    * the kit connects with (it holds a password: never printed; redacted through `secrets`) and the
-   * host the target reaches it under. Absent when the run has no webhook checks.
+   * host the target reaches it under, and the schema the kit's tables go in (--source-db-schema).
+   * Absent when the run has no webhook checks. waitUntil: epoch ms until which a connection that
+   * fails is retried (the embedded one may still be starting); derived from --max-duration, 0 when
+   * the runner found a --source-db unreachable already.
    */
-  sourceDb?: { url: string; publicHost?: string | undefined; embedded: boolean } | undefined;
+  sourceDb?: { url: string; publicHost?: string | undefined; embedded: boolean; schema: string; waitUntil?: number | undefined } | undefined;
   /** The X-Service-Version every request carries unless a check says otherwise (--api-version). */
   apiVersion: string;
   /** Set when the run makes one pass per version (--api-version all): results are labelled with it. */

@@ -20,9 +20,9 @@ export function writeReports(dir: string, events: readonly RunEvent[], redactor:
   try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));
-    writeFileSync(join(dir, 'results.json'), redactor.text(JSON.stringify(run, null, 2)) + '\n');
-    if (run.deliveries) writeFileSync(join(dir, 'deliveries.json'), redactor.text(JSON.stringify({ deliveries: run.deliveries }, null, 1)) + '\n');
-    writeFileSync(join(dir, 'report.html'), redactor.text(renderHtml(folded, loadRequirements())));
+    writeFileSync(join(dir, 'results.json'), JSON.stringify(redactor.value(run), null, 2) + '\n');
+    if (run.deliveries) writeFileSync(join(dir, 'deliveries.json'), JSON.stringify(redactor.value({ deliveries: run.deliveries, ...(run.deliveriesNotKept ? { notKept: run.deliveriesNotKept } : {}) }), null, 1) + '\n');
+    writeFileSync(join(dir, 'report.html'), redactor.markup(renderHtml(folded, loadRequirements())));
     writeFileSync(join(dir, 'summary.md'), redactor.text(summaryMarkdown(run)));
   } catch (error) {
     throw new UsageError(`--reports ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);

@@ -1,10 +1,13 @@
 import pg from 'pg';
 import type { JsonType, Row, SourceColumn, SourceDatabase, SourceTable } from '../adapters/types.ts';
-import { parseSourceDbUrl, targetView, type ParsedSourceDb } from './url.ts';
+import { DEFAULT_SCHEMA, parseSourceDbUrl, targetView, type ParsedSourceDb } from './url.ts';
 
-// The kit's source database: one table per webhook scenario, named with the run's prefix, whose
-// rows the kit writes with SQL (inserts, updates, deletes, nulls) while the target reads them. At
-// the end the run drops the tables named with its prefix and touches nothing else there.
+// The kit's source database: one table per webhook scenario, named with the run's prefix, in the
+// schema the kit is given (every statement names it: a role's search_path, "$user" first, must
+// not move a table away from where the target is told it is), whose rows the kit writes with SQL
+// (inserts, updates, deletes, nulls) while the target reads them. Each table carries a comment
+// with its run and creation time, for `dss-conformance cleanup`. At the end the run drops the
+// tables named with its prefix, in whichever schema they are, and touches nothing else there.
 
 /** Postgres' identifier limit (NAMEDATALEN - 1). */
 const MAX_IDENTIFIER = 63;
@@ -25,6 +28,29 @@ export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
 }
 
+/** 'text' with inner quotes doubled (standard_conforming_strings: backslashes are plain): for COMMENT, which takes no parameter. */
+function quoteLiteral(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** "schema"."table". */
+export function qualified(table: { schema: string; name: string }): string {
+  return `${quoteIdent(table.schema)}.${quoteIdent(table.name)}`;
+}
+
+/** The comment on each of the kit's tables: which run made it, and when (the server's clock). */
+export function tableComment(runId: string, createdAt: Date): string {
+  return `dss-conformance run ${runId} created ${createdAt.toISOString()}`;
+}
+
+/** A table whose name begins with dssc_, that the role may drop, in any schema but the system's. */
+export interface KitTable {
+  schema: string;
+  name: string;
+  /** Its COMMENT, if any (tableComment). */
+  comment: string | null;
+}
+
 /**
  * The column's SQL type: one JSON type ('null' aside) keeps its own type; a column that takes
  * several (a score that is an integer in one row and a string in another) is jsonb, which keeps
@@ -36,20 +62,36 @@ export function sqlType(types: readonly JsonType[]): string {
   return { string: 'text', integer: 'bigint', number: 'double precision', boolean: 'boolean' }[kinds[0] as 'string' | 'integer' | 'number' | 'boolean'];
 }
 
-export class SourceDbError extends Error {}
+export class SourceDbError extends Error {
+  /** The SQLSTATE, when the server answered (42501: a privilege is missing). */
+  readonly code: string | undefined;
+  constructor(message: string, code?: string) {
+    super(message);
+    this.code = code;
+  }
+}
 
 export class SourceDb {
   readonly prefix: string;
+  /** The schema this run's tables are created in. */
+  readonly schema: string;
+  private readonly runId: string;
   private readonly pool: pg.Pool;
   private readonly db: ParsedSourceDb;
+  /** The names created by this object, all in this.schema. */
   private readonly created = new Set<string>();
   private counter = 0;
   private readonly publicHost: string | undefined;
+  private prepared: Promise<void> | undefined;
+  /** The server's clock minus ours: the comments carry the server's time, as `cleanup` compares with it. */
+  private clockOffsetMs = 0;
 
-  constructor(url: string, runId: string, publicHost?: string, o: { connectTimeoutMs?: number } = {}) {
+  constructor(url: string, runId: string, publicHost?: string, o: { connectTimeoutMs?: number; schema?: string } = {}) {
     this.publicHost = publicHost;
     this.db = parseSourceDbUrl(url);
+    this.runId = runId;
     this.prefix = runPrefix(runId);
+    this.schema = o.schema ?? DEFAULT_SCHEMA;
     // A few connections: the kit writes one scenario's rows at a time.
     this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: o.connectTimeoutMs ?? 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
     // An idle connection the server drops must not crash the run; the next query reports it.
@@ -63,7 +105,7 @@ export class SourceDb {
 
   /** The connection details as the target reaches them (--source-db-public-host applied). */
   target(): SourceDatabase {
-    return targetView(this.db, this.publicHost);
+    return targetView(this.db, this.publicHost, this.schema);
   }
 
   /** Answers when the database does; a one-line SourceDbError naming host:port when it does not. */
@@ -79,22 +121,64 @@ export class SourceDb {
       const suffix = `_${++this.counter}`;
       name = name.slice(0, MAX_IDENTIFIER - suffix.length) + suffix;
     }
-    const defs = columns.map((c) => `${quoteIdent(c.name)} ${sqlType(c.types)}${c.name === key ? ' PRIMARY KEY' : ''}`);
     this.created.add(name);
-    await this.query(`CREATE TABLE ${quoteIdent(name)} (${defs.join(', ')})`);
-    return { schema: 'public', name, key, columns };
+    return this.create('CREATE TABLE', name, key, columns);
   }
 
   /**
    * A table under a name the profile gave (its sourceObjects, with {{tablePrefix}}): created when
-   * missing. Only names with this run's prefix, in public: the run never writes anything else.
+   * missing. Only names with this run's prefix, in this.schema: the run never writes anything else.
    */
   async ensureTable(name: string, key: string, columns: readonly SourceColumn[]): Promise<SourceTable> {
     if (!name.startsWith(this.prefix) || name.length > MAX_IDENTIFIER) throw new SourceDbError(`the table ${name} does not begin with this run's prefix ${this.prefix} (or is longer than ${MAX_IDENTIFIER})`);
-    const defs = columns.map((c) => `${quoteIdent(c.name)} ${sqlType(c.types)}${c.name === key ? ' PRIMARY KEY' : ''}`);
     this.created.add(name);
-    await this.query(`CREATE TABLE IF NOT EXISTS ${quoteIdent(name)} (${defs.join(', ')})`);
-    return { schema: 'public', name, key, columns };
+    return this.create('CREATE TABLE IF NOT EXISTS', name, key, columns);
+  }
+
+  /**
+   * The table and its comment in one statement list (one implicit transaction): no table of the
+   * kit is ever without its run and creation time. A missing privilege says what to do about it.
+   */
+  private async create(verb: string, name: string, key: string, columns: readonly SourceColumn[]): Promise<SourceTable> {
+    await this.prepare();
+    const table = { schema: this.schema, name, key, columns };
+    const defs = columns.map((c) => `${quoteIdent(c.name)} ${sqlType(c.types)}${c.name === key ? ' PRIMARY KEY' : ''}`);
+    const comment = tableComment(this.runId, new Date(Date.now() + this.clockOffsetMs));
+    try {
+      await this.query(`${verb} ${qualified(table)} (${defs.join(', ')}); COMMENT ON TABLE ${qualified(table)} IS ${quoteLiteral(comment)}`);
+    } catch (error) {
+      throw this.privilegeHint(error, `create tables in schema ${this.schema}: grant it CREATE there, or give --source-db-schema a schema it owns`);
+    }
+    return table;
+  }
+
+  /**
+   * Once: the server's clock, and the schema created when it does not exist. Existence is looked up
+   * first: CREATE SCHEMA IF NOT EXISTS wants the CREATE privilege on the database even when the
+   * schema is there. A schema is never dropped (another run may be creating a table in it).
+   */
+  private prepare(): Promise<void> {
+    this.prepared ??= (async () => {
+      const res = await this.query(`SELECT now() AS now, EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1) AS present`, [this.schema]);
+      const row = res.rows[0] as { now: Date; present: boolean };
+      this.clockOffsetMs = new Date(row.now).getTime() - Date.now();
+      if (!row.present) await this.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(this.schema)}`).catch((error: unknown) => {
+        // Two runs creating it at once: one of them meets the other's row in pg_namespace.
+        if (error instanceof SourceDbError && (error.code === '23505' || error.code === '42P06')) return;
+        throw this.privilegeHint(error, `create schema ${this.schema}: create it for the role (CREATE SCHEMA ${this.schema} AUTHORIZATION ${this.db.username}), or give --source-db-schema one it owns`);
+      });
+    })().catch((error: unknown) => {
+      // A later table tries again (the database may come back).
+      this.prepared = undefined;
+      throw error;
+    });
+    return this.prepared;
+  }
+
+  /** A missing privilege (PostgreSQL 15 and later give no CREATE on public to a role that does not own the database), with what to do. */
+  private privilegeHint(error: unknown, what: string): unknown {
+    if (!(error instanceof SourceDbError) || error.code !== '42501') return error;
+    return new SourceDbError(`${error.message} (the role ${this.db.username} may not ${what})`, error.code);
   }
 
   /** Inserts rows, or updates those whose key exists (INSERT … ON CONFLICT DO UPDATE), in chunks. */
@@ -112,34 +196,65 @@ export class SourceDb {
         params.push(value === null ? null : jsonb[i] ? JSON.stringify(value) : value);
         return `$${params.length}${jsonb[i] ? '::jsonb' : ''}`;
       }).join(', ')})`);
-      await this.query(`INSERT INTO ${quoteIdent(table.name)} (${cols.map((c) => quoteIdent(c.name)).join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (${quoteIdent(table.key)}) ${update}`, params);
+      await this.query(`INSERT INTO ${qualified(table)} (${cols.map((c) => quoteIdent(c.name)).join(', ')}) VALUES ${tuples.join(', ')} ON CONFLICT (${quoteIdent(table.key)}) ${update}`, params);
     }
   }
 
   /** Deletes the rows with these keys. */
   async delete(table: SourceTable, keys: ReadonlyArray<string | number>): Promise<void> {
     if (keys.length === 0) return;
-    await this.query(`DELETE FROM ${quoteIdent(table.name)} WHERE ${quoteIdent(table.key)}::text = ANY($1::text[])`, [keys.map(String)]);
+    await this.query(`DELETE FROM ${qualified(table)} WHERE ${quoteIdent(table.key)}::text = ANY($1::text[])`, [keys.map(String)]);
   }
 
   /** The table's rows, keyed by the key column, as pg reads them (jsonb parsed; bigint as text: see readBack). */
   async rows(table: SourceTable): Promise<Row[]> {
-    const res = await this.query(`SELECT * FROM ${quoteIdent(table.name)} ORDER BY ${quoteIdent(table.key)}`);
+    const res = await this.query(`SELECT * FROM ${qualified(table)} ORDER BY ${quoteIdent(table.key)}`);
     return res.rows as Row[];
   }
 
   /**
-   * Drops the tables of this run: those it created, and any other named with its prefix (made by
-   * an earlier attempt of the same run id, or by the suite's worker when this is the runner).
-   * Nothing else is touched. Returns the names dropped.
+   * Drops the tables of this run: those it created, and any other named with its prefix in any
+   * schema (made by an earlier attempt of the same run id, by the suite's worker when this is the
+   * runner, or by a kit that still left the schema to the search_path). Nothing else is touched.
+   * Returns the qualified names dropped ("schema.table").
    */
   async dropRunTables(): Promise<string[]> {
-    const like = this.prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
-    const res = await this.query(`SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tablename LIKE $1`, [like]);
-    const names = [...new Set([...this.created, ...res.rows.map((r: { tablename: string }) => r.tablename)])].filter((n) => n.startsWith(this.prefix));
-    for (const n of names) await this.query(`DROP TABLE IF EXISTS ${quoteIdent(n)}`);
+    const found = await this.kitTables(this.prefix);
+    const tables = new Map<string, { schema: string; name: string }>();
+    for (const name of this.created) tables.set(`${this.schema}.${name}`, { schema: this.schema, name });
+    for (const t of found) if (t.name.startsWith(this.prefix)) tables.set(`${t.schema}.${t.name}`, t);
+    for (const t of tables.values()) await this.dropTable(t);
     this.created.clear();
-    return names;
+    return [...tables.keys()];
+  }
+
+  /**
+   * The tables whose names begin with `prefix` (which begins with dssc_) that this role may drop
+   * (it owns them, or is a member of their owner), in every schema but the system's.
+   */
+  async kitTables(prefix = 'dssc_'): Promise<KitTable[]> {
+    if (!prefix.startsWith('dssc_')) throw new SourceDbError(`only tables named dssc_… are the kit's, not ${prefix}…`);
+    const like = prefix.replace(/[\\%_]/g, (c) => `\\${c}`) + '%';
+    const res = await this.query(
+      `SELECT n.nspname AS schema, c.relname AS name, obj_description(c.oid, 'pg_class') AS comment
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE c.relkind IN ('r', 'p') AND c.relname LIKE $1
+         AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\\_%'
+         AND pg_has_role(c.relowner, 'USAGE')
+       ORDER BY 1, 2`,
+      [like],
+    );
+    return res.rows as KitTable[];
+  }
+
+  /** The server's clock, which the comments' times come from. */
+  async serverNow(): Promise<Date> {
+    return new Date((await this.query('SELECT now() AS now')).rows[0].now);
+  }
+
+  /** DROP TABLE IF EXISTS "schema"."table". */
+  async dropTable(table: { schema: string; name: string }): Promise<void> {
+    await this.query(`DROP TABLE IF EXISTS ${qualified(table)}`);
   }
 
   async close(): Promise<void> {
@@ -155,7 +270,7 @@ export class SourceDb {
       const reason = String(e.message || e.code || e).split('\n')[0] ?? '';
       const unreachable = ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(e.code ?? '') || /timeout|terminated|connect/i.test(reason);
       const text2 = unreachable ? `the source database at ${this.address} cannot be reached (${reason})` : `the source database at ${this.address}: ${reason}`;
-      throw new SourceDbError(text2.split(this.db.password || '\u0000').join('[REDACTED]'));
+      throw new SourceDbError(text2.split(this.db.password || '\u0000').join('[REDACTED]'), unreachable ? undefined : e.code);
     }
   }
 }

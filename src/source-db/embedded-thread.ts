@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { setPriority, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 
@@ -8,15 +8,9 @@ import { parentPort } from 'node:worker_threads';
 // in WASM), and the main thread serves the embedded reference meanwhile. Posts { port } when the
 // socket server listens, { error } when it cannot start; 'stop' closes it and posts 'stopped'.
 
+// Normal priority: at the lowest one a busy machine starved the start past the kit's connect
+// timeout, and every webhook check became an error.
 const port = parentPort!;
-// The lowest priority, for this thread alone (Linux applies setpriority(pid 0) to the calling
-// thread): its start is CPU-heavy, and the checks that run meanwhile are timed (a schema cache
-// that must still be empty 500 ms after a connection was made) and must not wait for it.
-try {
-  setPriority(19);
-} catch {
-  // Not permitted or not supported: the start just competes for the CPU.
-}
 
 /**
  * A fresh database's files, kept from the first start (per PGlite version, beside vitest's cache):

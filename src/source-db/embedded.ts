@@ -1,56 +1,89 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Worker } from 'node:worker_threads';
+import { createServer, connect, type NetConnectOpts, type Server, type Socket } from 'node:net';
+import { NoNativePostgres, StartTimeout, startNativePostgres, type Engine } from './native-postgres.ts';
+import { startPglite } from './pglite-engine.ts';
 
-// Without --source-db the kit brings its own Postgres: PGlite (Postgres compiled to WASM) behind
-// its socket server on the loopback, so the target and the kit's `pg` clients speak the ordinary
-// wire protocol to it. It takes ~0.6-2 s to start, so it starts in a thread of its own, in parallel
-// with the rest of the run: a loopback listener answers at once and hands each connection through
-// when the database is up, so the URL is known at once and only the first query waits.
+// Without --source-db the kit brings its own Postgres: the native server (native-postgres.ts), or
+// PGlite where there is none. Either starts in parallel with the rest of the run, behind a
+// loopback listener that answers at once and hands each connection through when the database is
+// up: the URL is known at once, and a connection made early waits instead of being refused.
 
 export interface EmbeddedSourceDb {
-  /** postgres://postgres:…@127.0.0.1:PORT/postgres?sslmode=disable; the password is random (PGlite takes any). */
+  /** postgres://postgres:…@127.0.0.1:PORT/postgres?sslmode=disable; the password is random, this run's. */
   url: string;
   /** Resolves when the database answers; rejects (one line) when it could not start. */
   ready: Promise<void>;
+  /** Which database answered (once ready): 'postgres' (native) or 'pglite'. */
+  engine(): 'postgres' | 'pglite' | undefined;
+  /** The native server's data folder, once made; removed by close. */
+  dataDir(): string | undefined;
   close(): Promise<void>;
+  /** The server stopped and its files removed before returning: for an interrupt's handler. */
+  closeSync(): void;
 }
 
-function threadFile(): URL {
-  // TypeScript in a checkout (Node strips the types), compiled JavaScript in the published package.
-  return new URL(import.meta.url.endsWith('.ts') ? './embedded-thread.ts' : './embedded-thread.js', import.meta.url);
+export interface EmbeddedOptions {
+  /** 'postgres' only (no fallback), 'pglite' only, or the native one with PGlite as fallback (default; DSSC_EMBEDDED_DB). */
+  engine?: 'postgres' | 'pglite' | 'auto' | undefined;
+  /** How long the native server may take to answer (the run derives it from --max-duration). */
+  startTimeoutMs?: number | undefined;
+  /** One line when the native server failed and PGlite is used instead. */
+  onNote?: ((line: string) => void) | undefined;
 }
 
-/** Starts the database in its thread (without waiting for it) and the loopback listener in front of it. */
-export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
-  // None of the parent's Node flags (--input-type, a test runner's loaders): the thread needs none.
-  const worker = new Worker(threadFile(), { execArgv: [] });
-  const ready = new Promise<number>((resolve, reject) => {
-    worker.once('message', (m: { port?: number; error?: string }) => (m.port ? resolve(m.port) : reject(new Error(`the embedded source database did not start: ${m.error ?? 'no reason given'}`))));
-    worker.once('error', (e) => reject(new Error(`the embedded source database did not start: ${String(e.message).split('\n')[0]}`)));
-    worker.once('exit', (code) => reject(new Error(`the embedded source database stopped (exit ${code})`)));
-  });
+/** DSSC_EMBEDDED_DB=pglite|postgres|auto: which embedded database a run starts. */
+export function engineFromEnv(): EmbeddedOptions['engine'] {
+  const value = process.env.DSSC_EMBEDDED_DB?.trim().toLowerCase();
+  return value === 'pglite' || value === 'postgres' || value === 'auto' ? value : undefined;
+}
+
+/** Starts the database (without waiting for it) and the loopback listener in front of it. */
+export async function startEmbeddedSourceDb(o: EmbeddedOptions = {}): Promise<EmbeddedSourceDb> {
+  const choice = o.engine ?? engineFromEnv() ?? 'auto';
+  const password = randomBytes(12).toString('hex');
+  let engine: Engine;
+  let answered: 'postgres' | 'pglite' | undefined;
+  let upstream: Promise<NetConnectOpts>;
+  let closing = false;
+  if (choice === 'pglite') {
+    engine = startPglite();
+    upstream = engine.upstream.then((u) => ((answered = 'pglite'), u));
+  } else {
+    engine = startNativePostgres({ password, startTimeoutMs: o.startTimeoutMs ?? 60_000 });
+    upstream = engine.upstream.then(
+      (u) => ((answered = 'postgres'), u),
+      (error: Error) => {
+        if (choice === 'postgres' || error instanceof StartTimeout || closing) throw new Error(`the embedded PostgreSQL did not start: ${error.message}`);
+        // No binaries for this platform is expected there; a failure is worth a line.
+        if (!(error instanceof NoNativePostgres)) o.onNote?.(`the embedded PostgreSQL did not start (${error.message}): PGlite instead`);
+        void engine.stop();
+        engine = startPglite();
+        return engine.upstream.then((u) => ((answered = 'pglite'), u));
+      },
+    );
+  }
+  upstream.catch(() => undefined);
+  // What callers await; a start that fails is theirs to see, never an unhandled rejection.
+  const ready = upstream.then(() => undefined);
   ready.catch(() => undefined);
-  // What callers await; a start that fails (or a thread ended early) is theirs to see, never an unhandled rejection.
-  const started = ready.then(() => undefined);
-  started.catch(() => undefined);
+
   const sockets = new Set<Socket>();
-  // No Nagle on either leg: a query and its answer are small writes, and Nagle with delayed ACKs
-  // held each one ~40 ms (50 upserts took 1.8 s instead of 30 ms).
+  // No Nagle on the client's leg: a query and its answer are small writes, and Nagle with delayed
+  // ACKs held each one ~40 ms.
   const proxy: Server = createServer({ noDelay: true }, (client) => {
     sockets.add(client);
     client.on('close', () => sockets.delete(client));
     client.on('error', () => undefined);
-    ready.then(
-      (port) => {
+    upstream.then(
+      (to) => {
         if (client.destroyed) return;
-        const upstream = connect({ port, host: '127.0.0.1', noDelay: true });
-        sockets.add(upstream);
-        upstream.on('close', () => (sockets.delete(upstream), client.destroy()));
-        upstream.on('error', () => client.destroy());
-        client.on('close', () => upstream.destroy());
-        client.pipe(upstream);
-        upstream.pipe(client);
+        const server = connect(to);
+        sockets.add(server);
+        server.on('close', () => (sockets.delete(server), client.destroy()));
+        server.on('error', () => client.destroy());
+        client.on('close', () => server.destroy());
+        client.pipe(server);
+        server.pipe(client);
       },
       () => client.destroy(),
     );
@@ -58,23 +91,33 @@ export async function startEmbeddedSourceDb(): Promise<EmbeddedSourceDb> {
   await new Promise<void>((resolve, reject) => {
     proxy.once('error', reject);
     proxy.listen(0, '127.0.0.1', () => resolve());
+  }).catch(async (error: unknown) => {
+    await engine.stop();
+    throw error;
   });
   const { port } = proxy.address() as { port: number };
-  // A password although PGlite ignores it: a target may refuse a connection without one.
-  const password = randomBytes(12).toString('hex');
   let closed: Promise<void> | undefined;
+  const drop = () => {
+    proxy.close();
+    for (const s of sockets) s.destroy();
+  };
   return {
     url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres?sslmode=disable`,
-    ready: started,
+    ready,
+    engine: () => answered,
+    dataDir: () => engine.dataDir?.(),
     close: () => {
+      closing = true;
       closed ??= (async () => {
-        proxy.close();
-        for (const s of sockets) s.destroy();
-        // In memory only: nothing to flush, and a run that ended before the database was up
-        // must not wait for it.
-        await worker.terminate();
+        drop();
+        await engine.stop();
       })();
       return closed;
+    },
+    closeSync: () => {
+      closing = true;
+      drop();
+      engine.stopSync();
     },
   };
 }

@@ -7,7 +7,8 @@ import { parsePublicHost, parseSourceDbUrl } from './url.ts';
 
 // The runner's side of the source database: the flags read before anything starts (a bad URL is
 // exit 2), the embedded one started in parallel with the rest of the run when the webhook checks
-// need it, and the end: the run's tables dropped, the embedded server stopped (also on interrupt).
+// need it, and the end: the run's tables dropped, the embedded server stopped and its files
+// removed (also on interrupt).
 
 export interface RunSourceDb {
   url: string;
@@ -17,7 +18,7 @@ export interface RunSourceDb {
   secrets: string[];
   /** Drops this run's tables (a --source-db) and stops the embedded server; bounded in time, never throws. */
   finish(runId: string): Promise<void>;
-  /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for. */
+  /** The same, synchronously (an interrupt's handler): a --source-db's tables dropped by a child process waited for; the embedded server stopped and its files removed. */
   finishSync(runId: string): void;
   /** Why a --source-db does not answer (one line naming host:port), or undefined when it does; bounded in time. */
   problem(): Promise<string | undefined>;
@@ -27,10 +28,25 @@ export interface RunSourceDb {
 const FINISH_MS = 5000;
 
 /**
+ * How long a run waits for its source database to answer (the embedded one to start, a failed
+ * connection to be retried): a tenth of --max-duration, at least 30 s and at most 5 min. A fixed
+ * 30 s was missed on a saturated machine and turned every webhook check into an error.
+ */
+export function sourceDbWaitMs(maxDurationMs: number): number {
+  return Math.min(5 * 60_000, Math.max(30_000, Math.round(maxDurationMs / 10)));
+}
+
+/**
  * needed: the run uses a source database (webhook checks selected, or the profile names it): the
  * embedded one then starts now, in parallel with the rest of the run.
  */
-export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean }): Promise<RunSourceDb | undefined> {
+export async function openRunSourceDb(o: {
+  url?: string | undefined; urlLabel: string; publicHost?: string | undefined; publicHostLabel: string; needed: boolean;
+  /** How long the embedded database may take to start (sourceDbWaitMs). */
+  waitMs: number;
+  /** A line about the embedded database (its native server failed: PGlite instead). */
+  onNote?: (line: string) => void;
+}): Promise<RunSourceDb | undefined> {
   if (o.publicHost !== undefined) parsePublicHost(o.publicHost, o.publicHostLabel);
   if (o.url !== undefined) {
     const parsed = parseSourceDbUrl(o.url, o.urlLabel);
@@ -68,12 +84,12 @@ export async function openRunSourceDb(o: { url?: string | undefined; urlLabel: s
   if (!o.needed) return undefined;
   let embedded: EmbeddedSourceDb;
   try {
-    embedded = await startEmbeddedSourceDb();
+    embedded = await startEmbeddedSourceDb({ startTimeoutMs: o.waitMs, onNote: o.onNote });
   } catch (error) {
     throw new UsageError(`the embedded source database could not listen on the loopback (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const password = parseSourceDbUrl(embedded.url).password;
-  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => undefined, problem: async () => undefined };
+  return { url: embedded.url, publicHost: o.publicHost, embedded: true, secrets: [password], finish: () => bounded(() => embedded.close()), finishSync: () => embedded.closeSync(), problem: async () => undefined };
 }
 
 async function bounded(work: () => Promise<void>): Promise<void> {

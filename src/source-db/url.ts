@@ -8,9 +8,26 @@ import type { SourceDatabase } from '../adapters/types.ts';
 /** sslmode values of libpq: TLS is on for the target when the URL asks for it (require and stricter). */
 const TLS_MODES: Record<string, boolean> = { disable: false, allow: false, prefer: false, require: true, 'verify-ca': true, 'verify-full': true, 'no-verify': true };
 
-export interface ParsedSourceDb extends SourceDatabase {
+/** The URL's database; the schema is a setting of its own (--source-db-schema). */
+export interface ParsedSourceDb extends Omit<SourceDatabase, 'schema'> {
   /** The URL the kit connects with. */
   url: string;
+}
+
+/** Where the kit's tables go unless --source-db-schema names another schema. */
+export const DEFAULT_SCHEMA = 'public';
+
+/**
+ * --source-db-schema NAME: a plain lower-case identifier, so that the name means the same schema
+ * to a target that quotes it and to one that does not (Postgres folds unquoted names to lower
+ * case). pg_* and information_schema belong to the system.
+ */
+export function parseSourceDbSchema(raw: string | undefined, label = '--source-db-schema'): string {
+  if (raw === undefined) return DEFAULT_SCHEMA;
+  const name = raw.trim();
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(name)) throw new UsageError(`${label} must be a lower-case schema name of letters, digits and _ (at most 63, not starting with a digit), got ${JSON.stringify(raw)}`);
+  if (name.startsWith('pg_') || name === 'information_schema') throw new UsageError(`${label}: ${name} is a system schema`);
+  return name;
 }
 
 /** One-line UsageErrors naming the flag, never the password. */
@@ -49,8 +66,8 @@ export function parsePublicHost(raw: string, label = '--source-db-public-host'):
   return { hostname: m[1]!.replace(/^\[|\]$/g, ''), ...(port !== undefined ? { port } : {}) };
 }
 
-/** The database as the target reaches it: the URL's, under the public host when one is given. */
-export function targetView(db: ParsedSourceDb, publicHost?: string): SourceDatabase {
+/** The database as the target reaches it: the URL's, under the public host when one is given, and the schema of the kit's tables. */
+export function targetView(db: ParsedSourceDb, publicHost?: string, schema = DEFAULT_SCHEMA): SourceDatabase {
   const pub = publicHost ? parsePublicHost(publicHost) : undefined;
-  return { hostname: pub?.hostname ?? db.hostname, port: pub?.port ?? db.port, database: db.database, username: db.username, password: db.password, ssl: db.ssl };
+  return { hostname: pub?.hostname ?? db.hostname, port: pub?.port ?? db.port, database: db.database, username: db.username, password: db.password, ssl: db.ssl, schema };
 }

@@ -195,6 +195,7 @@ const channelLabels = new Map<string, string>();
 
 /** One delivery as the reports show it (secrets redacted). */
 function deliveryRecord(d: Delivery) {
+  const records = (d.json as { object?: { records?: unknown } } | undefined)?.object?.records; // one read: each parses the body
   return {
     seq: d.seq,
     scenario: d.channel ? channelLabels.get(d.channel) ?? d.channel : null,
@@ -204,7 +205,7 @@ function deliveryRecord(d: Delivery) {
     headers: redactor().value(Object.fromEntries(Object.entries(d.headers).map(([k, v]) => [k, k === 'authorization' ? redactor().text(v) : v]))),
     bodyBytes: d.bodyBytes,
     gzip: d.gzip,
-    records: Array.isArray((d.json as { object?: { records?: unknown } } | undefined)?.object?.records) ? ((d.json as { object: { records: unknown[] } }).object.records.length) : null,
+    records: Array.isArray(records) ? records.length : null,
     violations: d.violations,
     status: d.response.status,
   };
@@ -217,6 +218,7 @@ export async function writeDeliveryLog(): Promise<void> {
   const log = rec.deliveries().map(deliveryRecord);
   const dir = settings().reportsDir;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'deliveries.json'), JSON.stringify({ receiver: rec.url, deliveries: log }, null, 2) + '\n');
+  const notKept = rec.junkNotKept();
+  writeFileSync(join(dir, 'deliveries.json'), JSON.stringify({ receiver: rec.url, deliveries: log, ...(Object.keys(notKept).length > 0 ? { notKept } : {}) }, null, 2) + '\n');
   await rec.close();
 }

@@ -19,22 +19,48 @@ export interface FedSource {
 
 const usesSourceDb = (ad: TargetAdapter) => typeof ad.createSourceConnection === 'function' && typeof ad.createModel === 'function';
 
-/** The run's source database, checked to answer: one line naming host:port when it does not. */
-let opened = false;
+/**
+ * The run's source database, checked to answer: one line naming host:port when it does not. Until
+ * settings().sourceDb.waitUntil (derived from --max-duration) a failed connection is retried with
+ * backoff: the embedded database may still be starting, a busy machine may be slow. A failure is
+ * never remembered: the next check tries again (once, after that time), so one transient failure
+ * is not every later check's verdict.
+ */
+let connected: SourceDb | undefined;
+let pending: Promise<SourceDb> | undefined;
 export function sourceDb(): Promise<SourceDb> {
-  opened = true;
-  return once('source-db', async () => {
-    const s = settings().sourceDb;
-    if (!s) throw new Unjudgeable('the run has no source database (it was started without webhook checks selected)');
-    const db = new SourceDb(s.url, settings().runId, s.publicHost);
+  if (connected) return Promise.resolve(connected);
+  pending ??= connectSourceDb().then(
+    (db) => ((connected = db), (pending = undefined), db),
+    (error: unknown) => {
+      pending = undefined;
+      throw error;
+    },
+  );
+  return pending;
+}
+
+/** A connect attempt gets at least this long (a loaded machine's handshake), however close the bound. */
+const MIN_CONNECT_MS = 10_000;
+
+async function connectSourceDb(): Promise<SourceDb> {
+  const s = settings().sourceDb;
+  if (!s) throw new Unjudgeable('the run has no source database (it was started without webhook checks selected)');
+  let backoff = 250;
+  for (;;) {
+    const left = (s.waitUntil ?? 0) - Date.now();
+    // An embedded database holds the connection until it is up: one attempt may wait the whole bound.
+    const db = new SourceDb(s.url, settings().runId, s.publicHost, { schema: s.schema, connectTimeoutMs: Math.max(MIN_CONNECT_MS, left) });
     try {
       await db.ping();
+      return db;
     } catch (error) {
       await db.close();
-      throw new Unjudgeable(redactor().text((error as Error).message));
+      if (Date.now() + backoff >= (s.waitUntil ?? 0)) throw new Unjudgeable(redactor().text((error as Error).message));
+      await new Promise((resolve) => setTimeout(resolve, backoff));
+      backoff = Math.min(backoff * 2, 5000);
     }
-    return db;
-  });
+  }
 }
 
 /** The target's connection to the source database: one per run. */
@@ -86,8 +112,9 @@ export function prepareKindTables(kind: KindName): Promise<void> {
     if (named.length === 0) return;
     const db = await sourceDb();
     for (const object of fillTemplate(named, {})) {
-      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : ['public', object];
-      if (schema !== 'public') throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema public, not ${schema} (${object})`);
+      // A bare name is the profile's way to name a table for a target that qualifies it itself: the kit's schema.
+      const [schema, table] = object.includes('.') ? [object.slice(0, object.indexOf('.')), object.slice(object.indexOf('.') + 1)] : [db.schema, object];
+      if (schema !== db.schema) throw new Unmet(`kinds.${kind}.sourceObjects: the kit creates its tables in schema ${db.schema} (--source-db-schema), not ${schema} (${object}); write {{sourceDb.schema}}.{{tablePrefix}}…`);
       const created = await db.ensureTable(table, 'id', KIND_COLUMNS).catch(failed(`create the table ${object}`));
       await db.upsert(created, KIND_ROWS).catch(failed(`write the rows of ${object}`));
     }
@@ -96,8 +123,9 @@ export function prepareKindTables(kind: KindName): Promise<void> {
 
 /** Drops the run's tables and closes the pool (the runner drops them again, in case this never ran). */
 export async function closeSourceDb(): Promise<void> {
-  if (!opened) return;
-  const db = await sourceDb().catch(() => undefined);
+  // Not a connection still being tried: the hook must not wait for it (the runner drops the tables).
+  const db = connected;
+  connected = undefined;
   if (!db) return;
   await db.dropRunTables().catch(() => undefined);
   await db.close();

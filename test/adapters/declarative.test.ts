@@ -105,7 +105,7 @@ describe('the declarative adapter sends what its spec says', () => {
       : { status: 404 };
     const ad = adapter();
     expect(await ad.createWebhookConnection('hook', 'http://127.0.0.1:9/c/1')).toEqual({ id: 'h1', secret: 'tok' });
-    expect(await ad.createSourceConnection!({ hostname: 'db.test', port: 5433, database: 'k', username: 'u', password: 'pw-1234', ssl: true })).toEqual({ id: '42' });
+    expect(await ad.createSourceConnection!({ hostname: 'db.test', port: 5433, database: 'k', username: 'u', password: 'pw-1234', ssl: true, schema: 'public' })).toEqual({ id: '42' });
     expect(await ad.createModel!({ name: 'm', connectionId: '42', table: { schema: 'public', name: 't1', key: 'id', columns: [] } })).toEqual({ id: 'd1' });
     expect(await ad.createModelSync({ name: 'p', connectionId: 'h1', sourceId: 'd1', key: 'id', fields: [{ source: 'id', target: 'key' }, { source: 'e', target: 'email' }], batchSize: 3, metadata: null })).toEqual({ id: 'p1', name: 'as stored' });
     expect(seen.map(({ method, path, body }) => ({ method, path, body }))).toEqual([
@@ -125,8 +125,8 @@ describe('the declarative adapter sends what its spec says', () => {
 
   test('secrets are never in an error: not the database password, not the API key, even when the target echoes them', async () => {
     answer = () => ({ status: 400, body: { message: 'login failed for pw-1234 with api-key-secret' } });
-    const error = (await adapter().createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-1234', ssl: false }).catch((e: Error) => e)) as Error;
-    expect(error.message).toBe('creating a source connection answered 400 (login failed for *** with ***)');
+    const error = (await adapter().createSourceConnection!({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'pw-1234', ssl: false, schema: 'public' }).catch((e: Error) => e)) as Error;
+    expect(error.message).toBe('creating a source connection answered 400 (login failed for [REDACTED] with [REDACTED])');
   });
 
   test('a start without body sends none, and a 409 is waited out with backoff', async () => {

@@ -40,6 +40,38 @@ describe('POST /api/bulk/syncs: the schema cache', () => {
   });
 });
 
+describe('POST /api/bulk/syncs: the stage is held until seen (the default)', () => {
+  // The delay is over before each request comes: only the hold can answer "No schemas found".
+  test('the first valid request on a fresh source gets it however late it comes, the next one 200', async () => {
+    const held = await start({ schemaCacheDelayMs: 1, holdSchemaStage: true });
+    try {
+      const destination = await createConnection(held, 's3');
+      const source = await createConnection(held, 'salesforce');
+      await sleep(20);
+      const body = bulkBody(source, destination, { destination_configuration: { format: 'csv' } });
+      // A request refused for its body first does not use the stage up.
+      expectError(await post({ ...body, destination_configuration: {} }, undefined, held), 400, 'validation_error');
+      expectError(await post({ ...body, schemas: ['Lead'] }, undefined, held), 400, 'schemas_not_cached');
+      const answer = await post(body, undefined, held);
+      expect(answer.status, answer.text).toBe(200);
+    } finally {
+      await held.close();
+    }
+  });
+
+  test('with no delay there is no stage to hold', async () => {
+    const instant = await start({ schemaCacheDelayMs: 0, holdSchemaStage: true });
+    try {
+      const destination = await createConnection(instant, 's3');
+      const source = await createConnection(instant, 'salesforce');
+      const answer = await post(bulkBody(source, destination, { destination_configuration: { format: 'csv' } }), undefined, instant);
+      expect(answer.status, answer.text).toBe(200);
+    } finally {
+      await instant.close();
+    }
+  });
+});
+
 describe('POST /api/bulk/syncs: success', () => {
   test('answers 200 with the sync, every source object when schemas is omitted', async () => {
     const answer = await post(bulkBody(ids.salesforce, ids.postgresql, { destination_configuration: { schema: 'analytics' } }));

@@ -13,9 +13,12 @@ export const CACHE_DELAY_MS = 50;
 
 export { sleep };
 
-/** The reference as the tests use it: loopback, fixed keys, a short schema cache delay. */
+/**
+ * The reference as the tests use it: loopback, fixed keys, a short schema cache delay that ends by
+ * time alone (the tests wait it out rather than ask once first; bulk-syncs.test.ts tests the hold).
+ */
 export function start(options: ReferenceOptions = {}): Promise<RunningReference> {
-  return startReference({ port: 0, apiKey: API_KEY, orgKey: ORG_KEY, schemaCacheDelayMs: CACHE_DELAY_MS, ...options });
+  return startReference({ port: 0, apiKey: API_KEY, orgKey: ORG_KEY, schemaCacheDelayMs: CACHE_DELAY_MS, holdSchemaStage: false, ...options });
 }
 
 export interface Answer {

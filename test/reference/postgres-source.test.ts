@@ -131,11 +131,14 @@ describe('closing', () => {
     try {
       const configuration = database({ port: (silent.address() as AddressInfo).port });
       for (let i = 0; i < 6; i++) expect((await call(own, 'POST', '/api/connections', { body: { name: 'db', type: 'postgresql', configuration } })).status).toBe(200);
+      // Four discoveries connect (however long a busy machine takes), and no fifth follows.
+      for (const until = Date.now() + 60_000; sockets.length < 4 && Date.now() < until; ) await sleep(50);
       await sleep(200);
       expect(sockets.length).toBe(4); // at most 4 discoveries at once
       const began = Date.now();
       await own.close();
-      expect(Date.now() - began).toBeLessThan(1000);
+      // At once, against a server that never answers (waiting on it would last to the test's timeout).
+      expect(Date.now() - began).toBeLessThan(10_000);
     } finally {
       for (const socket of sockets) socket.destroy();
       silent.close();

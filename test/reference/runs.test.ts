@@ -3,6 +3,19 @@ import type { RunningReference, SyncExecution } from '../../src/reference/index.
 import { startReceiver, type Receiver } from '../../src/receiver/index.ts';
 import { call, expectError, sleep, start } from './helpers.ts';
 import { createSource, createWebhookSync, idsOf, rows, runOnce, waitForRun } from './webhook-helpers.ts';
+import type { Channel } from '../../src/receiver/index.ts';
+
+/**
+ * Until the channel's first delivery has arrived: from then on the run is under way, and stays so
+ * while the receiver holds its answer. A fixed sleep instead would race the run's start on a busy
+ * machine.
+ */
+async function firstDelivery(channel: Channel): Promise<void> {
+  for (const until = Date.now() + 60_000; channel.deliveries().length === 0; ) {
+    if (Date.now() > until) throw new Error('no delivery arrived within 60 s');
+    await sleep(10);
+  }
+}
 
 // Runs in the real service's shapes (README › Runs): the states a run passes through, what a read
 // carries, the start flags, cancel, and a run the reference stops under.
@@ -63,9 +76,10 @@ describe('states', () => {
   test('while a run has not ended it reads running with started_at set and completed_at null; a start is 409', async () => {
     const channel = receiver.channel('states-slow');
     const { syncId } = await createWebhookSync(ref, channel, await createSource(ref, rows(1)));
-    channel.script([{ status: 200, delayMs: 200 }]);
+    // The answer held 3 s: time for the reads below however busy the machine.
+    channel.script([{ status: 200, delayMs: 3000 }]);
     const started = await startRun(syncId);
-    await sleep(50);
+    await firstDelivery(channel);
     const read = await call(ref, 'GET', `/api/syncs/${syncId}/executions/${started.json.data.id}`);
     expect(read.json.data).toMatchObject({ status: 'running', started_at: expect.any(String), completed_at: null });
     expectError(await startRun(syncId), 409, 'conflict');
@@ -116,10 +130,10 @@ describe('cancel (POST /api/syncs/{id}/executions/{eid}/cancel)', () => {
   test('a run not ended becomes canceling, and canceled before its next batch', async () => {
     const channel = receiver.channel('cancel');
     const { syncId } = await createWebhookSync(ref, channel, await createSource(ref, rows(6)), { configuration: { batch_size: 2 } });
-    channel.script([{ status: 200, delayMs: 150 }]);
+    channel.script([{ status: 200, delayMs: 1500 }]);
     const started = await startRun(syncId);
     const runId = started.json.data.id;
-    await sleep(50);
+    await firstDelivery(channel);
     const asked = await cancel(syncId, runId);
     expect(asked.status, asked.text).toBe(200);
     expect(asked.json.data).toMatchObject({ id: runId, status: 'canceling', completed_at: null });
@@ -171,9 +185,9 @@ describe('a run the reference stops under', () => {
     const own = await start({ deliveryTimeoutMs: 5000 });
     const channel = receiver.channel('interrupted');
     const { syncId } = await createWebhookSync(own, channel, await createSource(own, rows(4)), { configuration: { batch_size: 2 } });
-    channel.script([{ status: 200, delayMs: 300 }]);
+    channel.script([{ status: 200, delayMs: 3000 }]);
     const started = await call(own, 'POST', `/api/syncs/${syncId}/executions`, { body: {} });
-    await sleep(50);
+    await firstDelivery(channel);
     const run = own.store.getExecution(own.store.getModelSync(syncId)!, started.json.data.id)!;
     await own.close();
     expect(run.status).toBe('interrupted');

@@ -81,7 +81,7 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     const d = (await (await setup(ref, rows(2))).run()).deliveries[0]!;
     const stamp = header(d, 'service-signature-timestamp')!;
     expect(stamp).toMatch(/^\d{10}$/);
-    expect(Math.abs(Number(stamp) * 1000 - Date.parse(d.receivedAt))).toBeLessThan(3000);
+    expect(Math.abs(Number(stamp) * 1000 - Date.parse(d.receivedAt))).toBeLessThan(20_000);
   },
   'delivery-host-without-port': async (ref) => {
     const s = await setup(ref, rows(2));

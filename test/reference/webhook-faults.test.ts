@@ -68,14 +68,16 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     const d = deliveries[0]!;
     const stamp = header(d, 'service-signature-timestamp')!;
     expect(stamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+01:00$/);
-    expect(Math.abs(Date.parse(stamp) - Date.parse(d.receivedAt))).toBeLessThan(2000);
+    // Current (within the time in transit on a busy machine), only written in another zone.
+    expect(Math.abs(Date.parse(stamp) - Date.parse(d.receivedAt))).toBeLessThan(20_000);
   },
   'delivery-stale-timestamp': async (ref) => {
     const { deliveries } = await (await setup(ref, 2)).run();
     const d = deliveries[0]!;
     const age = Date.parse(d.receivedAt) - Date.parse(header(d, 'service-signature-timestamp')!);
     expect(age).toBeGreaterThanOrEqual(600_000);
-    expect(age).toBeLessThan(602_000);
+    // Ten minutes plus the delivery's time in transit (seconds at most on a busy machine).
+    expect(age).toBeLessThan(630_000);
   },
   'full-sync-later-run-duplicates': async (ref) => {
     const s = await setup(ref, 3, { sync_all_records: true });

@@ -64,7 +64,7 @@ export async function createWebhookSync(ref: RunningReference, channel: { url: s
 export const END_STATES = ['completed', 'failed', 'canceled', 'interrupted'];
 
 /** GET of a run until it has ended. */
-export async function waitForRun(ref: RunningReference, syncId: string, runId: string, timeoutMs = 5000): Promise<any> {
+export async function waitForRun(ref: RunningReference, syncId: string, runId: string, timeoutMs = 60_000): Promise<any> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const answer = await call(ref, 'GET', `/api/syncs/${syncId}/executions/${runId}`);

@@ -18,6 +18,11 @@ describe('requirement roll-up', () => {
     expect(rollUp(r, [check('A-001', 'passed')])).toMatchObject({ status: 'pass' });
   });
 
+  test('a status the fold does not know (a secret equal to "failed" redacted it) is an error, never a pass', () => {
+    const odd = check('A-001', '[REDACTED]' as CheckResult['status']);
+    expect(rollUp(REQS[0]!, [check('A-001', 'passed'), odd])).toMatchObject({ status: 'error', reason: 'a check ended with an unknown status ([REDACTED])' });
+  });
+
   test('skip classes are read from the reasons the checks give', () => {
     expect(classifySkip('unsupported: declared by the profile: x')).toBe('unsupported');
     expect(classifySkip('the profile gives no versions.default')).toBe('profile');

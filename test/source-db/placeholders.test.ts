@@ -9,10 +9,10 @@ import { ROOT, runCli } from '../suite/run-cli.ts';
 import { postgresMissing, startSystemPostgres } from '../helpers/system-postgres.ts';
 
 describe('profile placeholders for the source database', () => {
-  const values = sourceDbValues({ sourceDb: { url: 'postgres://u%40x:p%2Fw@10.0.0.5:6543/db?sslmode=require', publicHost: 'db.example', embedded: false }, runId: 'AB12' });
+  const values = sourceDbValues({ sourceDb: { url: 'postgres://u%40x:p%2Fw@10.0.0.5:6543/db?sslmode=require', publicHost: 'db.example', embedded: false, schema: 'public' }, runId: 'AB12' });
 
   it('the values are the database as the target reaches it', () => {
-    expect(values).toEqual({ 'sourceDb.hostname': 'db.example', 'sourceDb.port': 6543, 'sourceDb.database': 'db', 'sourceDb.username': 'u@x', 'sourceDb.password': 'p/w', 'sourceDb.ssl': true, tablePrefix: 'dssc_ab12_' });
+    expect(values).toEqual({ 'sourceDb.hostname': 'db.example', 'sourceDb.port': 6543, 'sourceDb.database': 'db', 'sourceDb.username': 'u@x', 'sourceDb.password': 'p/w', 'sourceDb.ssl': true, 'sourceDb.schema': 'public', tablePrefix: 'dssc_ab12_' });
   });
 
   it('a string that is one placeholder takes the value with its type; others are text; unknown ones stay', () => {

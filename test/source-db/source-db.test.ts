@@ -143,7 +143,7 @@ describe('--source-db and --source-db-public-host values', () => {
 
   it('the public host replaces the address the target is told', () => {
     const db = new SourceDb('postgres://u:p@127.0.0.1:5433/d', 'r', 'host.docker.internal:15433');
-    expect(db.target()).toEqual({ hostname: 'host.docker.internal', port: 15433, database: 'd', username: 'u', password: 'p', ssl: false });
+    expect(db.target()).toEqual({ hostname: 'host.docker.internal', port: 15433, database: 'd', username: 'u', password: 'p', ssl: false, schema: 'public' });
     expect(new SourceDb('postgres://u:p@127.0.0.1:5433/d', 'r', '[::1]').target()).toMatchObject({ hostname: '::1', port: 5433 });
     return db.close();
   });
@@ -163,7 +163,7 @@ describe('SourceDb on a real PostgreSQL', () => {
       const back = await db.rows(table);
       expect(back.find((r) => r.id === 'e01')?.score).toBe('1');
       expect(back.find((r) => r.id === 'e03')).toEqual(EDGE_ROWS[2]);
-      expect(await db.dropRunTables()).toEqual([table.name]);
+      expect(await db.dropRunTables()).toEqual([`public.${table.name}`]);
     } finally {
       await db.close();
       await server.stop();

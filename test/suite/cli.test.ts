@@ -129,7 +129,7 @@ describe('dss-conformance run: a target that is down or not the service is exit 
 });
 
 describe('help: -h, --help and help COMMAND on every command', () => {
-  test.concurrent.each(['run', 'serve', 'faults', 'coverage', 'baseline'])('%s', async (command) => {
+  test.concurrent.each(['run', 'serve', 'faults', 'coverage', 'baseline', 'cleanup'])('%s', async (command) => {
     const outputs = await Promise.all([[command, '-h'], [command, '--help'], ['help', command]].map((args) => runCli(args)));
     for (const run of outputs) {
       expect(run.code, run.stderr).toBe(0);

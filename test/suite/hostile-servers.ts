@@ -115,3 +115,18 @@ export function rewriteJson(e: Exchange, edit: (json: Record<string, unknown>) =
     return e;
   }
 }
+
+/**
+ * Echoes each request into its answer: its headers as a member, its headers and body (as text)
+ * inside the error message, a JSON string, so a secret the body holds JSON-escaped is escaped once
+ * more in the message and again in the answer's text; the headers base64 and raw in headers.
+ * `seen` gets each request, so a test can show the secrets were really sent.
+ */
+export function echoRequests(seen?: (request: Exchange['request']) => void): (e: Exchange) => Exchange {
+  return (e) => {
+    seen?.(e.request);
+    const echo = { headers: e.request.headers, body: e.request.body.toString('utf8') };
+    const out = rewriteJson(e, (j) => ({ ...j, echo, message: typeof j.message === 'string' ? `${j.message} ${JSON.stringify(echo)}` : j.message }));
+    return { ...out, headers: { ...out.headers, 'x-echo': Buffer.from(JSON.stringify(echo.headers)).toString('base64'), 'x-echo-auth': String(e.request.headers.authorization ?? '') } };
+  };
+}

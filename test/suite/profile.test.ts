@@ -31,7 +31,7 @@ describe('target profiles', () => {
         },
       }));
       const { secrets } = loadProfile(file, { DSSC_TEST_PRIVATE_KEY: 'env-private-key' });
-      expect(secrets.sort()).toEqual(['AKIALITERAL', 'cred-item', 'cred-user', 'env-private-key', 'literal-client-secret', 'literal-pg-pw', 'literal-s3-secret']);
+      expect(secrets.sort()).toEqual(['AKIALITERAL', 'abc', 'cred-item', 'cred-user', 'env-private-key', 'literal-client-secret', 'literal-pg-pw', 'literal-s3-secret']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

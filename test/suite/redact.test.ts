@@ -80,10 +80,8 @@ describe('redaction by value, in every encoding', () => {
     expect(r2.text('xx abcdefghi yy')).toBe(`xx ${REDACTED} yy`);
   });
 
-  test('values under 4 characters are not registered, so they redact no noise', () => {
-    const short = new Redactor(['ab', 'id', '']);
-    expect(short.known()).toEqual([]);
-    expect(short.text('abc id')).toBe('abc id');
+  test('an empty value registers nothing', () => {
+    expect(new Redactor(['', undefined]).known()).toEqual([]);
   });
 
   test('surrounding whitespace (a secret read from a file) is registered with and without', () => {
@@ -106,7 +104,8 @@ describe('pairs and URL userinfo', () => {
     r.addPair('me', 'hunter2-pass');
     expect(r.text(`Basic ${b64('me:hunter2-pass')}`)).not.toContain(b64('me:hunter2-pass'));
     expect(r.text(b64('me:hunter2-pass'))).toBe(REDACTED);
-    expect(r.text('me and my key')).toBe('me and my key');
+    // The short user name is a secret too, but only as a token of its own.
+    expect(r.text('me and mine, meme')).toBe(`${REDACTED} and mine, meme`);
   });
 
   test('stripUserinfo returns the URL as given without userinfo, and the decoded parts', () => {
@@ -137,7 +136,7 @@ describe('pairs and URL userinfo', () => {
       expect(elsewhere.text(`<${form}>`)).toBe(`<${REDACTED}>`);
     }
     expect(userinfoSecrets('https://api.example.com/')).toEqual([]);
-    expect(pairSecrets('ab', 'cd')).toEqual(['ab', 'cd']);
+    expect(pairSecrets('ab', 'cd')).toEqual(['ab', 'cd', 'ab:cd']);
     expect(pairSecrets('me', 'hunter2-pass')).toContain('me:hunter2-pass');
   });
 
@@ -197,5 +196,95 @@ describe('patterns: credential-shaped tokens only, never prose', () => {
     expect(none.text('{"configuration":{"secret" : "whsec_1"}}')).toContain(`"secret" : "${REDACTED}"`);
     expect(none.value({ configuration: { cloud_secret_access_key: 'abc', region: 'us', client_secret: 'x', passwd: 'y' } }))
       .toEqual({ configuration: { cloud_secret_access_key: REDACTED, region: 'us', client_secret: REDACTED, passwd: REDACTED } });
+  });
+});
+
+describe('composed encodings: each layer over each other, to depth 2', () => {
+  // Written here independently of the redactor, so a layer it forgot shows.
+  const layers: Array<[string, (s: string) => string]> = [
+    ['JSON', (s) => JSON.stringify(s).slice(1, -1)],
+    ['percent', encodeURIComponent],
+    ['markup', (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;')],
+    ['base64', b64],
+    ['base64url', b64url],
+    ['hex', (s) => Buffer.from(s).toString('hex')],
+  ];
+  // A quote and a backslash: JSON escapes them, and escaping the escape doubles them again.
+  const secrets = ['p"a\\ss-1<&\'x', 'sk_"quoted"\\key', 'k"', 'a\\'];
+  const r = new Redactor(secrets);
+  const prose = 'the target answered 400 for conn_1';
+
+  for (const secret of secrets) {
+    for (const [outer, f] of layers) {
+      test.each(layers.map(([inner, g]) => [inner, g(secret)] as const))(`${JSON.stringify(secret)}: ${outer} of %s`, (_inner, once) => {
+        const form = f(once);
+        const out = r.text(`${prose} <${form}> ${prose}`);
+        expect(out).not.toContain(form);
+        expect(out).toContain(REDACTED);
+        expect(out.startsWith(prose) && out.endsWith(prose)).toBe(true);
+      });
+    }
+  }
+
+  test('a request body echoed inside a JSON string: the secret JSON-escaped twice, and three times once serialised', () => {
+    const secret = 'sk_"quoted"\\key';
+    const body = JSON.stringify({ key: secret, note: 'hello' });
+    // The answer's text, as the evidence quotes it: the body inside a JSON string.
+    const answer = JSON.stringify({ status: 400, message: `bad body ${body}` });
+    const twice = JSON.stringify(JSON.stringify(secret).slice(1, -1)).slice(1, -1);
+    expect(answer).toContain(twice);
+    expect(r.text(`evidence: ${twice}`)).toBe(`evidence: ${REDACTED}`);
+    const redacted = r.text(answer);
+    expect(redacted).not.toMatch(/quoted/);
+    expect(JSON.parse(redacted).status).toBe(400);
+    const event = JSON.stringify(r.value({ check: { message: `the target said ${answer}` } }));
+    expect(event).not.toMatch(/quoted/);
+    expect(() => JSON.parse(event)).not.toThrow();
+  });
+});
+
+test('past depth 2, JSON escaping of any depth (a body echoed in a JSON string of a JSON answer), with \\/ and \\uXXXX', () => {
+  const secret = 'p"a\\ss/é\n-9';
+  const r = new Redactor([secret]);
+  let form = secret;
+  for (let depth = 1; depth <= 5; depth++) {
+    form = JSON.stringify(form).slice(1, -1);
+    for (const spelling of [form, form.replace(/\//g, '\\/'), form.replace(/é/g, '\\u00E9')]) {
+      expect(r.text(`{"m":"x ${spelling} y"}`), `depth ${depth}: ${spelling}`).toBe(`{"m":"x ${REDACTED} y"}`);
+    }
+  }
+});
+
+describe('short secrets: redacted whatever their length, as tokens', () => {
+  const r = new Redactor(['k1']);
+
+  test.each([
+    ['Authorization: Bearer k1', `Authorization: Bearer ${REDACTED}`],
+    ['{"x-api-key":"k1"}', `{"x-api-key":"${REDACTED}"}`],
+    ['GET /x?key=k1&y=2', `GET /x?key=${REDACTED}&y=2`],
+    ['redirect=%2Fx%3Fkey%3Dk1', `redirect=%2Fx%3Fkey%3D${REDACTED}`],
+    ['"line\\nk1\\tk1\\u0022k1"', `"line\\n${REDACTED}\\t${REDACTED}\\u0022${REDACTED}"`],
+    ['title="&quot;k1&quot;"', `title="&quot;${REDACTED}&quot;"`],
+    ['Basic azE6', `Basic ${REDACTED}`],
+    ['hex 6b31', `hex ${REDACTED}`],
+  ])('goes: %s', (input, expected) => {
+    expect(r.text(input)).toBe(expected);
+  });
+
+  test.each(['k10 desk1 kk1 k1a', 'azEx'])('unrelated text that only contains it stays: %s', (input) => {
+    expect(r.text(input)).toBe(input);
+  });
+
+  test('JSON stays JSON whatever the secret: values are redacted as strings, never as serialised text', () => {
+    const literal = new Redactor(['12', 'true', 'null', 'id']);
+    const event = { id: 'id', durationMs: 12, ok: true, none: null, list: [12, 'x 12 y'], nested: { id: 'conn-id' } };
+    const out = JSON.parse(JSON.stringify(literal.value(event))) as Record<string, unknown>;
+    expect(out).toMatchObject({ durationMs: 12, ok: true, none: null, list: [12, `x ${REDACTED} y`], nested: { [REDACTED]: `conn-${REDACTED}` } });
+  });
+
+  test('markup stays markup: tags and character references are never cut', () => {
+    const markup = new Redactor(['td', 'amp', 'k"1']);
+    const html = '<table class="td"><tr><td title="td">td &amp; k&quot;1</td></tr></table>';
+    expect(markup.markup(html)).toBe(`<table class="${REDACTED}"><tr><td title="${REDACTED}">${REDACTED} ${REDACTED} ${REDACTED}</td></tr></table>`);
   });
 });

@@ -15,7 +15,7 @@ export interface CliRun {
 }
 
 /** Runs the CLI as a user would, in its own process (the suite itself runs vitest). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliRun> {
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 480_000): Promise<CliRun> {
   const reports = mkdtempSync(join(tmpdir(), 'dssc-reports-'));
   const withReports = args[0] === 'run' && !args.includes('--reports') ? [...args, '--reports', reports] : args;
   return new Promise((resolve, reject) => {

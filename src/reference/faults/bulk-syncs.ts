@@ -14,7 +14,9 @@ export const bulkSyncFaults: Fault[] = [
         const body = request.body;
         if (!isObject(body) || !Array.isArray(body.schemas) || body.schemas.length === 0 || typeof body.source_connection_id !== 'string') return;
         const source = store.getConnection(body.source_connection_id);
-        if (source) source.schemasReadyAt = 0;
+        if (!source) return;
+        source.schemasReadyAt = 0;
+        source.noSchemasOwed = false;
       }),
   },
   {

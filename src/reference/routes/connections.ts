@@ -40,6 +40,8 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
       redirectUrl: body.redirect_url ?? null,
       // A real database caches once discovery has listed its tables (discovery.ts); the others after the delay.
       schemasReadyAt: real ? Infinity : createdAt + config.schemaCacheDelayMs,
+      // The stage is seen once however late the first bulk sync comes (a caller on a busy machine).
+      noSchemasOwed: config.holdSchemaStage && config.schemaCacheDelayMs > 0,
       sourceObjects: real ? [] : kind.sourceObjects,
       status: real ? 'pending' : 'healthy',
       statusError: null,
