@@ -8,7 +8,7 @@ import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
 import {
-  emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
+  emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
   sameValue, sentApplied, unwrapFastCheck, Update, type Rule, type Settings,
 } from '../src/suite/error-handling-model.ts';
 import { check } from '../src/suite/check.ts';
@@ -30,7 +30,7 @@ check('EHB-002 reading the error handling of an unknown bulk sync answers 404', 
 async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Update>[], known?: { start: Settings; steps: Update[] }): Promise<void> {
   const syncId = await need(t, 'a model sync', modelSyncId);
   try {
-    await runModel(MODEL_SYNC, syncId, commands, fcParams(id), known);
+    await runModel(MODEL_SYNC, syncId, commands, modelParams(id), known);
   } catch (error) {
     const e = unwrapFastCheck(error);
     if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);

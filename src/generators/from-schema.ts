@@ -1,27 +1,64 @@
 import fc from 'fast-check';
-import { faker } from '@faker-js/faker';
+import { base, en, Faker } from '@faker-js/faker';
 import { schemas, SCHEMA_BASE, type JsonSchema } from '../schemas.ts';
 
 // A converter for the subset of JSON Schema 2020-12 that schemas/ uses. Libraries that do this
 // (json-schema-fast-check 0.0.x) are unmaintained and do not know 2020-12, so this stays small
 // and is tested against the schemas it serves (every generated value validates).
 
+/** The fast-check random stream of the value being generated: the one source faker draws from. */
+let stream: fc.Random | undefined;
+
 /**
- * faker values drawn from a fast-check integer: the fast-check seed then fixes faker's output,
- * so one --seed reproduces every generated request, and shrinking stays meaningful.
+ * faker whose randomness is fast-check's: nothing to seed per value (reseeding faker's Mersenne
+ * Twister for every value cost most of a second of CPU on a deep run), and a value still depends
+ * only on the check's seed and its place in the run, so one --seed reproduces every request.
  */
-export function fakerValue<T>(make: (f: typeof faker) => T): fc.Arbitrary<T> {
-  return fc.integer({ min: 0, max: 2 ** 31 - 1 }).map((seed) => {
-    faker.seed(seed);
-    return make(faker);
-  }, undefined as never);
+const streamed = new Faker({
+  locale: [en, base],
+  randomizer: {
+    // 53 random bits from two draws, as faker's own randomizer gives.
+    next: () => {
+      if (!stream) throw new Error('generator: faker drawn outside a fakerValue');
+      return (stream.nextInt(0, 2 ** 26 - 1) * 2 ** 27 + stream.nextInt(0, 2 ** 27 - 1)) / 2 ** 53;
+    },
+    // Seeded already: the stream is the property's, seeded once by fast-check.
+    seed: () => undefined,
+  },
+});
+
+/** A value made by faker from the random stream fast-check hands the arbitrary. Not shrunk: a smaller fake is no simpler. */
+class FakerArbitrary<T> extends fc.Arbitrary<T> {
+  private readonly make: (f: Faker) => T;
+  constructor(make: (f: Faker) => T) {
+    super();
+    this.make = make;
+  }
+  generate(mrng: fc.Random): fc.Value<T> {
+    stream = mrng;
+    try {
+      return new fc.Value(this.make(streamed), undefined);
+    } finally {
+      stream = undefined;
+    }
+  }
+  canShrinkWithoutContext(_value: unknown): _value is T {
+    return false;
+  }
+  shrink(): fc.Stream<fc.Value<T>> {
+    return fc.Stream.nil();
+  }
+}
+
+export function fakerValue<T>(make: (f: Faker) => T): fc.Arbitrary<T> {
+  return new FakerArbitrary(make);
 }
 
 /**
  * Host names under the names RFC 6761 reserves: a target that really connects to a generated
  * database host or URL (as the real service validates a connection) never reaches anyone's host.
  */
-const reservedHost = (f: typeof faker) => `${f.internet.domainWord()}.${f.helpers.arrayElement(['test', 'invalid', 'example', 'example.com'])}`;
+const reservedHost = (f: Faker) => `${f.internet.domainWord()}.${f.helpers.arrayElement(['test', 'invalid', 'example', 'example.com'])}`;
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
   email: () => fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),

@@ -21,6 +21,8 @@ import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite, specFileCount } from './run-suite.ts';
 import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
+import { REQUEST_LOG_FILE, writeRequestLog } from '../report/request-log.ts';
+import { sourceDbValues } from '../source-db/placeholders.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -75,7 +77,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE]) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {
@@ -236,6 +238,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       const folded = writeReports(reportsDir, log.events, redactor);
+      writeRunRequests(reportsDir, settings);
       for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
       const annotations = ciOutputs(folded, redactor);
       const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));
@@ -285,6 +288,15 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   } finally {
     await reference?.close();
     await sourceDb?.finish(runId);
+  }
+}
+
+/** requests.json, once per run: at its end, or at its interruption (what the worker had sent by then). */
+function writeRunRequests(dir: string, settings: RunSettings): void {
+  try {
+    writeRequestLog(dir, { runId: settings.runId, baseUrl: settings.baseUrl, sourceDbPort: sourceDbValues(settings)['sourceDb.port'] as string | number | undefined });
+  } catch (error) {
+    throw new UsageError(`--reports ${dir}: cannot write requests.json (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

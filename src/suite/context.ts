@@ -8,6 +8,7 @@ import { Redactor } from '../report/redact.ts';
 import { checkSeed, type RunSettings } from '../runner/settings.ts';
 import { fillPlaceholders, namesSourceDb, type TemplateValue } from '../profile/template.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
+import { RequestLogWriter } from '../report/request-log.ts';
 
 // Shared by every spec file of a run. The runner uses one worker without isolation, so the
 // memoised fixtures below are created once per run and reused across files.
@@ -32,38 +33,17 @@ export function redactor(): Redactor {
 
 export { KNOWN_VERSIONS } from '../runner/settings.ts';
 
-// Every request the suite sent, normalised so two runs with one seed compare equal: the run id and
-// ids the target assigned (learned through idOf) are replaced by placeholders.
-const requestLog: Array<{ method: string; path: string; body?: string }> = [];
-const learned = new Map<string, string>();
+// Every request the suite sent goes to the raw request log as it is sent (src/report/request-log.ts);
+// the runner renders requests.json from it once, at the end of the run or at its interruption.
+let requestLog: RequestLogWriter | undefined;
+const log = () => (requestLog ??= new RequestLogWriter(settings().reportsDir));
+const learned = new Set<string>();
 
+/** An id the target assigned: requests.json names it `<idN>`, so two runs of one seed compare equal. */
 export function learnId(id: string): void {
-  if (!learned.has(id)) learned.set(id, `<id${learned.size + 1}>`);
-}
-
-function normalise(text: string): string {
-  let out = text.split(settings().runId).join('<run>').split(settings().baseUrl).join('<target>');
-  for (const [id, label] of learned) out = out.split(id).join(label);
-  // The source database's port (a free port for the embedded one) in a connection's configuration.
-  const port = sourceDbValues(settings())['sourceDb.port'];
-  if (port !== undefined) out = out.split(`"port":${port}`).join('"port":"<source-db-port>"');
-  return out.replace(/\/c\/[A-Za-z0-9_-]+\//g, '/c/<channel>/').replace(/:\/\/127\.0\.0\.1:\d+/g, '://127.0.0.1:<port>');
-}
-
-/**
- * The normalised request log of this run (secrets redacted), for requests.json. A request repeated
- * back to back (polling the schema cache, a run's status) is listed once: how often depends on time.
- */
-export function normalisedRequests(): Array<{ method: string; path: string; body?: string }> {
-  const out: Array<{ method: string; path: string; body?: string }> = [];
-  let previous = '';
-  for (const r of requestLog) {
-    const entry = { method: r.method, path: normalise(r.path), ...(r.body !== undefined ? { body: redactor().text(normalise(r.body)) } : {}) };
-    const key = JSON.stringify(entry);
-    if (key !== previous) out.push(entry);
-    previous = key;
-  }
-  return out;
+  if (learned.has(id)) return;
+  learned.add(id);
+  log().learned(id);
 }
 
 let client: ApiClient | undefined;
@@ -84,7 +64,7 @@ export function api(): ApiClient {
     redactor: redactor(),
     onExchange: (e) => {
       const url = new URL(e.request.url);
-      requestLog.push({ method: e.request.method, path: url.pathname + url.search, ...(e.request.body !== undefined ? { body: e.request.body } : {}) });
+      log().request({ method: e.request.method, path: url.pathname + url.search, ...(e.request.body !== undefined ? { body: redactor().text(e.request.body) } : {}) });
       if (e.response && e.response.status >= 400) keepErrorAnswer(e.request.method, url.pathname + url.search, e.response);
     },
   });

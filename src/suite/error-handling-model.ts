@@ -3,7 +3,7 @@ import type { ApiResponse } from '../client/http-client.ts';
 import { arbitraryFor } from '../generators/from-schema.ts';
 import { atPointer } from '../profile/profile.ts';
 import { validate } from '../schemas.ts';
-import { api, profile } from './context.ts';
+import { api, fcParams, profile, settings } from './context.ts';
 import { CheckFailure, dataOf, expectStatus, fail } from './expect.ts';
 
 // A model of one sync's error-handling settings, for fast-check's model-based testing: sequences
@@ -268,6 +268,25 @@ export const BULK_READER: Reader = {
   pointer: '/data',
   judgesTypes: false,
 };
+
+/** Up to the default --num-runs, each model-based check does the full count. */
+export const MODEL_RUNS_FLOOR = 25;
+/** The model-sync checks that run the model (EHS-001, 002, 003, 009, 010, 011): past the floor, they share one check's count. */
+export const MODEL_CHECKS = 6;
+
+/**
+ * Runs of each model-based check at --num-runs n: n up to the default (today's coverage), then
+ * n / MODEL_CHECKS (each run is a sequence of up to 8 PUTs, some sent twice or read back, so six
+ * full counts sent twice the requests of the first release at depth), never fewer than the floor.
+ */
+export function modelRuns(numRuns: number): number {
+  return Math.min(numRuns, Math.max(MODEL_RUNS_FLOOR, Math.ceil(numRuns / MODEL_CHECKS)));
+}
+
+/** fast-check parameters of a model-based check: its own seed, the shared count (modelRuns). */
+export function modelParams(id: string) {
+  return fcParams(id, modelRuns(settings().numRuns));
+}
 
 /**
  * Runs a model-based property: the known-interesting bodies first, in order, from `known.start`

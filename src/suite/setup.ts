@@ -1,7 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach } from 'vitest';
-import { normalisedRequests, settings } from './context.ts';
+import { beforeAll, beforeEach } from 'vitest';
+import { settings } from './context.ts';
 import { prestart } from './webhook-answers.ts';
 
 // Runs that take wall time rather than work start with the first spec file (once) and go on
@@ -14,10 +12,4 @@ beforeEach((t) => {
   const id = /^([A-Z]+-\d{3})\b/.exec(t.task.name)?.[1];
   const declared = id ? settings().profile.unsupported?.[id] : undefined;
   if (declared !== undefined) t.skip(`unsupported: declared by the profile: ${declared}`);
-});
-
-// After each spec file, the requests so far (normalised): two runs with one seed give the same file.
-afterAll(() => {
-  mkdirSync(settings().reportsDir, { recursive: true });
-  writeFileSync(join(settings().reportsDir, 'requests.json'), JSON.stringify(normalisedRequests(), null, 1) + '\n');
 });

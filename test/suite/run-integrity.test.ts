@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -61,6 +61,11 @@ describe('interruption', () => {
     expect(events[0]!.type).toBe('run-start');
     expect(events.at(-1)).toMatchObject({ type: 'run-end', interrupted: 'interrupted by SIGTERM' });
     expect(readFileSync(join(reports, 'report.html'), 'utf8')).toContain('interrupted: interrupted by SIGTERM');
+    // requests.json is written once, at the interruption: it holds the requests of the spec file
+    // that was cut short (CONN-001's crm connections, which passed), not only of the files before it.
+    const requests = JSON.parse(readFileSync(join(reports, 'requests.json'), 'utf8')) as Array<{ method: string; body?: string }>;
+    expect(requests.some((r) => r.method === 'POST' && r.body?.includes('"name":"dssc-<run>-crm-'))).toBe(true);
+    expect(readdirSync(reports).filter((f) => f.startsWith('.dssc-'))).toEqual([]);
   }, 600_000);
 
   test('--max-duration: the run stops at its budget with complete reports', async () => {

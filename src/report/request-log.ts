@@ -1,0 +1,114 @@
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+// requests.json: every request the suite sent, normalised so that two runs with one seed compare
+// equal. The worker appends each request (and each id the target assigned) to a raw log as it goes,
+// one write per line, so nothing is lost when the run is interrupted; the runner renders
+// requests.json from it once, at the end of the run or at its interruption. Rewriting the whole
+// file after every spec file cost seconds between files on a deep run.
+
+/** Where the worker appends (in --reports); every pass of the run appends to the same file. */
+export const REQUEST_LOG_FILE = '.dssc-requests.ndjson';
+
+export interface LoggedRequest {
+  method: string;
+  path: string;
+  body?: string;
+}
+
+/** A line of the raw log: a request sent (its body already redacted), or an id the target assigned. */
+type RawLine = { request: LoggedRequest } | { learned: string };
+
+/** The worker's side: one open file, one write per line. */
+export class RequestLogWriter {
+  private fd: number | undefined;
+  private failed = false;
+  private readonly file: string;
+
+  constructor(dir: string) {
+    this.file = join(dir, REQUEST_LOG_FILE);
+  }
+
+  request(entry: LoggedRequest): void {
+    this.line({ request: entry });
+  }
+
+  /** An id the target assigned (read from a creation's answer): replaced by `<idN>` in requests.json. */
+  learned(id: string): void {
+    this.line({ learned: id });
+  }
+
+  private line(line: RawLine): void {
+    if (this.failed) return;
+    try {
+      this.fd ??= openSync(this.file, 'a');
+      writeSync(this.fd, JSON.stringify(line) + '\n');
+    } catch {
+      // The reports folder was checked writable; losing it costs requests.json, not the run.
+      this.failed = true;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
+}
+
+/** What the normalisation replaces: the run's own values, which differ between two runs of one seed. */
+export interface RunValues {
+  runId: string;
+  baseUrl: string;
+  /** The source database's port as the target reaches it (a free port for the embedded one). */
+  sourceDbPort?: string | number | undefined;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The normalised requests of a raw log: the run id, the target's address and the ids the target
+ * assigned replaced by placeholders. A request repeated back to back (polling the schema cache, a
+ * run's status) is listed once: how often depends on time. A line cut short by an interruption is left out.
+ */
+export function normaliseRequestLog(text: string, run: RunValues): LoggedRequest[] {
+  const requests: LoggedRequest[] = [];
+  const labels = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    let parsed: RawLine;
+    try {
+      parsed = JSON.parse(line) as RawLine;
+    } catch {
+      continue;
+    }
+    if ('learned' in parsed) {
+      if (!labels.has(parsed.learned)) labels.set(parsed.learned, `<id${labels.size + 1}>`);
+    } else requests.push(parsed.request);
+  }
+  // One pattern for every id, longest first (so no id is cut by another it contains): one pass per text.
+  const ids = [...labels.keys()].sort((a, b) => b.length - a.length);
+  const idPattern = ids.length > 0 ? new RegExp(ids.map(escape).join('|'), 'g') : undefined;
+  const normalise = (s: string) => {
+    let out = s.split(run.runId).join('<run>').split(run.baseUrl).join('<target>');
+    if (idPattern) out = out.replace(idPattern, (id) => labels.get(id)!);
+    if (run.sourceDbPort !== undefined) out = out.split(`"port":${run.sourceDbPort}`).join('"port":"<source-db-port>"');
+    return out.replace(/\/c\/[A-Za-z0-9_-]+\//g, '/c/<channel>/').replace(/:\/\/127\.0\.0\.1:\d+/g, '://127.0.0.1:<port>');
+  };
+  const out: LoggedRequest[] = [];
+  let previous = '';
+  for (const r of requests) {
+    const entry = { method: r.method, path: normalise(r.path), ...(r.body !== undefined ? { body: normalise(r.body) } : {}) };
+    const key = JSON.stringify(entry);
+    if (key !== previous) out.push(entry);
+    previous = key;
+  }
+  return out;
+}
+
+/** The runner's side: requests.json from the raw log, written once; the raw log is then removed. */
+export function writeRequestLog(dir: string, run: RunValues): void {
+  const raw = join(dir, REQUEST_LOG_FILE);
+  const text = existsSync(raw) ? readFileSync(raw, 'utf8') : '';
+  writeFileSync(join(dir, 'requests.json'), JSON.stringify(normaliseRequestLog(text, run), null, 1) + '\n');
+  rmSync(raw, { force: true });
+}
