@@ -14,7 +14,7 @@ export function useSharedSourceDb(): () => Record<string, string> {
   beforeAll(async () => {
     db = await startEmbeddedSourceDb();
     await db.ready;
-  }, 60_000);
+  });
   afterAll(async () => {
     await db?.close();
   });

@@ -62,4 +62,4 @@ test('report.html in headless Chromium: the verdict, a failure\'s evidence after
   mkdirSync(join(ROOT, 'reports'), { recursive: true });
   await page.screenshot({ path: join(ROOT, 'reports', 'report.png'), fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.min(2400, Math.ceil(bottom + 24)) } });
   expect(existsSync(join(ROOT, 'reports', 'report.png'))).toBe(true);
-}, 120_000);
+});

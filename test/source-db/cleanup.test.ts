@@ -51,7 +51,7 @@ describe('cleanup without a usable database', () => {
     }
     expect((await runCli(['cleanup'])).stderr).toMatch(/name what to clean: --source-db/);
     expect((await runCli(['cleanup', '--sourcedb', 'x'])).stderr).toMatch(/did you mean --source-db\?/);
-  }, 60_000);
+  });
 
   it('an unreachable database is exit 3, one line naming host:port and not the password', async () => {
     const r = await runCli(['cleanup'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-8@127.0.0.1:1/d' });
@@ -59,7 +59,7 @@ describe('cleanup without a usable database', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^dss-conformance: the source database at 127\.0\.0\.1:1 cannot be reached/);
     expect(r.stderr + r.stdout).not.toContain('pw-Secret-8');
-  }, 60_000);
+  });
 
   it('--help documents the command', async () => {
     const r = await runCli(['help', 'cleanup']);
@@ -67,7 +67,7 @@ describe('cleanup without a usable database', () => {
     expect(r.stdout).toMatch(/^usage: dss-conformance cleanup --source-db URL/);
     expect(r.stdout).toContain('--older-than');
     expect(r.stdout).toContain('--dry-run');
-  }, 60_000);
+  });
 });
 
 const missing = postgresMissing();
@@ -101,7 +101,7 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
     await admin.query('SET ROLE dssc; CREATE TABLE public.dssc_99887766_legacy (id int); CREATE TABLE public.orders (id int); CREATE TABLE public.dssc_orders (id int); CREATE TABLE public.dssc_abc_t (id int); RESET ROLE');
     // The kit's form, old, but another role's: this role could not have made it.
     await admin.query(`CREATE TABLE public.dssc_12345678_theirs (id int); COMMENT ON TABLE public.dssc_12345678_theirs IS '${comment('12345678', before)}'`);
-  }, 60_000);
+  });
   afterAll(async () => {
     await admin?.end().catch(() => undefined);
     await server?.stop();
@@ -121,7 +121,7 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
     expect(lines.at(-1)).toMatch(/^source database 127\.0\.0\.1:\d+\/dssc: would drop 2 tables of 1 run; kept 2 tables of 2 runs$/);
     expect(await tables()).toEqual(before);
     expect(r.stdout + r.stderr).not.toContain(new URL(server.url).password);
-  }, 60_000);
+  });
 
   it('drops the dead run\'s tables in every schema, and nothing else', async () => {
     const r = await runCli(['cleanup'], { DSS_SOURCE_DB: server.url });
@@ -131,7 +131,7 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
     expect(r.stdout).toMatch(/dropped 2 tables of 1 run; kept 2 tables of 2 runs$/m);
     expect(await tables()).toEqual(['public.dssc_12345678_theirs', 'public.dssc_4e5f6a7b_orders', 'public.dssc_99887766_legacy', 'public.dssc_abc_t', 'public.dssc_orders', 'public.orders']);
     expect(r.stdout + r.stderr).not.toContain(new URL(server.url).password);
-  }, 60_000);
+  });
 
   it('--older-than: a shorter bound takes the younger run; 0 takes the comment-less tables too', async () => {
     // The young run's table is made in beforeAll: a second later it is older than a 1 s bound
@@ -146,5 +146,5 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
     expect(await tables()).toEqual(['public.dssc_12345678_theirs', 'public.dssc_abc_t', 'public.dssc_orders', 'public.orders']);
     const none = await runCli(['cleanup', '--source-db', server.url]);
     expect(none.stdout.trim()).toMatch(/^source database \S+: dropped 0 tables of 0 runs$/);
-  }, 60_000);
+  });
 });

@@ -44,7 +44,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => flaky.listen(0, '127.0.0.1', resolve));
   target.port = String((flaky.address() as { port: number }).port);
   fake.sourceDb = { url: target.toString(), embedded: true, schema: 'public' };
-}, 120_000);
+});
 
 afterAll(async () => {
   await closeSourceDb();
@@ -61,7 +61,7 @@ describe('sourceDb()', () => {
     const again = await sourceDb();
     await again.ping();
     await closeSourceDb();
-  }, 120_000);
+  });
 
   it('within the wait, failed connections are retried until one answers', async () => {
     refuse = 3;
@@ -72,5 +72,5 @@ describe('sourceDb()', () => {
     await connected.ping();
     // Connected once: the same pool for every later check.
     expect(await sourceDb()).toBe(connected);
-  }, 120_000);
+  });
 });

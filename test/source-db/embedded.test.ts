@@ -75,7 +75,7 @@ describe.skipIf(skipNative)('the native embedded PostgreSQL', () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  });
 
   it('two started at once get their own folder, password and port, and never see each other\'s tables', async () => {
     const [a, b] = await Promise.all([startEmbeddedSourceDb({ engine: 'postgres' }), startEmbeddedSourceDb({ engine: 'postgres' })]);
@@ -94,7 +94,7 @@ describe.skipIf(skipNative)('the native embedded PostgreSQL', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-  }, 120_000);
+  });
 
   it('closed at once: nothing is left running, no folder is left behind', async () => {
     const db = await startEmbeddedSourceDb({ engine: 'postgres' });
@@ -103,7 +103,7 @@ describe.skipIf(skipNative)('the native embedded PostgreSQL', () => {
     await db.ready.catch(() => undefined);
     const dir = db.dataDir();
     if (dir) expect(existsSync(dir)).toBe(false);
-  }, 60_000);
+  });
 
   it('closeSync (an interrupt\'s handler) stops the server and removes its files before it returns', async () => {
     const db = await startEmbeddedSourceDb({ engine: 'postgres' });
@@ -113,7 +113,7 @@ describe.skipIf(skipNative)('the native embedded PostgreSQL', () => {
     db.closeSync();
     expect(existsSync(dir)).toBe(false);
     await until('stopped', () => !alive(pid));
-  }, 120_000);
+  });
 
   it.skipIf(process.platform === 'win32')('a SIGKILL of the process that started it stops the server and empties its folder', async () => {
     const child = spawn(process.execPath, [join(ROOT, 'test/helpers/embedded-child.ts')], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -133,7 +133,7 @@ describe.skipIf(skipNative)('the native embedded PostgreSQL', () => {
     // As root the guardian (running as the server's account) cannot remove the folder itself
     // from the kit's root-owned folder: it empties it, and a later run sweeps it.
     await until('emptied', () => !existsSync(dataDir) || readdirSync(dataDir).length === 0);
-  }, 120_000);
+  });
 });
 
 describe('the PGlite fallback', () => {
@@ -152,7 +152,7 @@ describe('the PGlite fallback', () => {
     } finally {
       await db.close();
     }
-  }, 120_000);
+  });
 
   it.skipIf(skipNative || process.platform === 'win32')('takes over, with one line saying why, when the native server cannot start', async () => {
     // A kit folder in the temp folder that others may write to is refused: the native start fails.
@@ -176,7 +176,7 @@ describe('the PGlite fallback', () => {
       await db?.close();
       rmSync(tmp, { recursive: true, force: true });
     }
-  }, 120_000);
+  });
 });
 
 describe('how long a run waits for its source database', () => {

@@ -57,5 +57,5 @@ describe('a profile kind pointed at the source database', () => {
       await admin.end().catch(() => undefined);
       await server.stop();
     }
-  }, 120_000);
+  });
 });

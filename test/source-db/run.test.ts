@@ -36,7 +36,7 @@ describe('--source-db', () => {
     expect(r.stdout).toContain('--source-db "$DSS_SOURCE_DB"');
     expect(r.stdout).toMatch(/^dss-conformance: note: the source database at 127\.0\.0\.1:1 cannot be reached .*: the checks that need it are errors$/m);
     expect(leaks(r.reports, 'pw-Secret-456', r.stdout + r.stderr)).toEqual([]);
-  }, 60_000);
+  });
 
   const missing = postgresMissing();
   it.skipIf(missing !== undefined && process.env.DSSC_REQUIRE_POSTGRES !== '1')(`the webhook checks run through a real PostgreSQL; only the run's tables are dropped${missing ? ` (skipped: ${missing})` : ''}`, async () => {
@@ -59,7 +59,7 @@ describe('--source-db', () => {
       await c.end().catch(() => undefined);
       await server.stop();
     }
-  }, 120_000);
+  });
 
   it.skipIf(missing !== undefined && process.env.DSSC_REQUIRE_POSTGRES !== '1')(`an interrupted run drops its tables before it exits${missing ? ` (skipped: ${missing})` : ''}`, async () => {
     if (missing) throw new Error(`DSSC_REQUIRE_POSTGRES=1 but ${missing}`);
@@ -81,5 +81,5 @@ describe('--source-db', () => {
       await c.end().catch(() => undefined);
       await server.stop();
     }
-  }, 120_000);
+  });
 });

@@ -61,7 +61,7 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
     // its own name: an unqualified CREATE TABLE would land there.
     await admin.query('CREATE SCHEMA dssc AUTHORIZATION dssc');
     await admin.query(`CREATE ROLE stranger LOGIN PASSWORD 'stranger-pw-1'`);
-  }, 60_000);
+  });
   afterAll(async () => {
     await admin?.end().catch(() => undefined);
     await server?.stop();
@@ -97,7 +97,7 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
       await inKit.close();
       await admin.query('DROP TABLE IF EXISTS public.orders, public.dssc_a1b2c3d5_other');
     }
-  }, 60_000);
+  });
 
   it('the interrupt\'s child process drops the run\'s tables in any schema', async () => {
     const db = new SourceDb(server.url, 'e5f6a7b8', undefined, { schema: 'kit_tables' });
@@ -111,7 +111,7 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
     const child = spawnSync(process.execPath, [script], { env: { ...process.env, DSSC_DROP_SOURCE_DB: server.url, DSSC_DROP_RUN_ID: 'e5f6a7b8' }, encoding: 'utf8', timeout: 60_000 });
     expect(child.status, child.stderr).toBe(0);
     expect(await kitTables()).toEqual([]);
-  }, 90_000);
+  });
 
   it('a role that may not create in the schema gets a line saying what to do', async () => {
     const url = new URL(server.url);
@@ -135,7 +135,7 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
     } finally {
       await own.close();
     }
-  }, 60_000);
+  });
 
   it('a run whose role owns a schema of its name: BULK-004 and a webhook check pass, no table is left', async () => {
     const r = await runCli(['run', '--seed', '5', '--num-runs', '2', '--only', 'BULK-004,WH-001', '--source-db', server.url]);
@@ -143,7 +143,7 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
     expect(r.result!.checks.map((c) => `${c.id} ${c.status}`).sort()).toEqual(expect.arrayContaining(['BULK-004 passed', 'WH-001 passed']));
     expect(r.result!.checks.filter((c) => c.status !== 'passed').map((c) => `${c.id} ${c.status}`)).toEqual([]);
     expect(await kitTables()).toEqual([]);
-  }, 180_000);
+  });
 
   it('--source-db-schema: the tables go there, the target is told so, and an interrupted run leaves none', async () => {
     const r = await runCli(['run', '--seed', '6', '--num-runs', '2', '--only', 'BULK-004,WH-001', '--source-db', server.url, '--source-db-schema', 'kit_run']);
@@ -174,5 +174,5 @@ describe.skipIf(skip)(`the schema on a real PostgreSQL${why}`, () => {
       if (child.exitCode === null) child.kill('SIGKILL');
     }
     expect(await kitTables()).toEqual([]);
-  }, 240_000);
+  });
 });

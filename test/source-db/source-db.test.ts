@@ -24,7 +24,7 @@ describe('SourceDb on the embedded Postgres', () => {
   beforeAll(async () => {
     embedded = await startEmbeddedSourceDb();
     db = new SourceDb(embedded.url, 'AbC-123');
-  }, 30_000);
+  });
   afterAll(async () => {
     await db?.close();
     await embedded?.close();
@@ -35,7 +35,7 @@ describe('SourceDb on the embedded Postgres', () => {
     await embedded.ready;
     await db.ping();
     expect(db.target()).toMatchObject({ hostname: '127.0.0.1', database: 'postgres', username: 'postgres', ssl: false });
-  }, 30_000);
+  });
 
   it('maps JSON types to SQL types', () => {
     expect(COLUMNS.map((c) => sqlType(c.types))).toEqual(['text', 'text', 'bigint', 'double precision', 'boolean', 'jsonb']);
@@ -168,5 +168,5 @@ describe('SourceDb on a real PostgreSQL', () => {
       await db.close();
       await server.stop();
     }
-  }, 60_000);
+  });
 });

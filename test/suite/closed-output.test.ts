@@ -49,10 +49,10 @@ describe('a closed stdout ends the console output, not the run', () => {
     expect(events.at(-1)?.type).toBe('run-end');
     expect(events.filter((e) => e.type === 'check-result').map((e) => e.type === 'check-result' && e.check.status)).toEqual(['passed']);
     expect(JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')).verdict.verdict).toBe('INCOMPLETE');
-  }, 300_000);
+  });
 
   test('stdout and stderr both closed: a usage error still exits 2', async () => {
     const run = await runClosed(['run', '--seed', 'not-a-number'], 'at-start', true);
     expect(run.code).toBe(2);
-  }, 60_000);
+  });
 });

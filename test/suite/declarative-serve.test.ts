@@ -69,6 +69,6 @@ describe('a declarative-only profile against `serve` reaches the built-in adapte
       const requests = readFileSync(join(remote.reports, 'requests.json'), 'utf8');
       expect(requests).toContain('"/api/models"');
       expect(requests).not.toContain('/_reference/');
-    }, 300_000);
+    });
   }
 });

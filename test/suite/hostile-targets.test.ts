@@ -236,7 +236,7 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
     }));
     try {
       const dbUrl = `postgres://dssc:${encodeURIComponent(DB_PASSWORD)}@127.0.0.1:9/dssc`;
-      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '2000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET }, 240_000);
+      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '2000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
       expect([1, 4], `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
       await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
       // The secrets really went out, so the echo really carried them back.
@@ -255,7 +255,7 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
       await target.close();
       await upstream.close();
     }
-  }, 300_000);
+  });
 
   test.each([
     ['its factory throws', 'export default (ctx) => { throw new Error(`login refused for ${ctx.apiKey}: ${JSON.stringify({ key: ctx.apiKey, env: process.env.DSSC_TEST_ENV_SECRET })}`); };'],
@@ -273,5 +273,5 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
         for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
       }
     }
-  }, 120_000);
+  });
 });
