@@ -68,9 +68,12 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
   let serverPid: number | undefined;
   let exited = false;
   let stopping = false;
+  // The bound of the whole start; cleared by a stop, so a run that ends early does not wait it out.
+  let timer: NodeJS.Timeout | undefined;
   const onExit = () => stopSync();
   const stopSync = () => {
     stopping = true;
+    clearTimeout(timer);
     process.off('exit', onExit);
     if (child && !exited) {
       if (process.platform === 'win32') child.kill('SIGKILL');
@@ -134,7 +137,7 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
     for (const s of [child.stdin, child.stdout, child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
     const where: pg.ClientConfig = tcpPort ? { host: '127.0.0.1', port: tcpPort } : { host: dir, port: SOCKET_PORT };
     try {
-      await Promise.race([ended, setRunPassword(where, template.password, o.password, o.startTimeoutMs)]);
+      await Promise.race([ended, setRunPassword(where, template.password, o.password, o.startTimeoutMs, () => stopping)]);
     } catch (error) {
       // A template the server cannot start from is made anew by the next run.
       if (!(error instanceof StartTimeout) && /PG_VERSION|database files|checkpoint record|invalid data/i.test((error as Error).message)) discardTemplate(template);
@@ -143,7 +146,6 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
     return tcpPort ? { host: '127.0.0.1', port: tcpPort } : { path: join(dir, `.s.PGSQL.${SOCKET_PORT}`) };
   };
   // The whole start is bounded (initdb included): a server that hangs is stopped, not waited for.
-  let timer: NodeJS.Timeout | undefined;
   const upstream = Promise.race([
     start(),
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new StartTimeout(`postgres did not answer within ${Math.round(o.startTimeoutMs / 1000)} s`)), o.startTimeoutMs))),
@@ -156,6 +158,7 @@ export function startNativePostgres(o: { password: string; startTimeoutMs: numbe
     dataDir: () => dir,
     stop: async () => {
       stopping = true;
+      clearTimeout(timer);
       process.off('exit', onExit);
       if (child && !exited) {
         const gone = new Promise<void>((resolve) => (exited ? resolve() : child!.once('exit', () => resolve())));
@@ -190,10 +193,12 @@ function removeSync(dir: string): void {
  * Waits until the server answers (it takes connections a moment after it starts), then replaces
  * the template's password with this run's: runs never share one.
  */
-async function setRunPassword(where: pg.ClientConfig, templatePassword: string, runPassword: string, timeoutMs: number): Promise<void> {
+async function setRunPassword(where: pg.ClientConfig, templatePassword: string, runPassword: string, timeoutMs: number, stopped: () => boolean): Promise<void> {
   const until = Date.now() + timeoutMs;
   let wait = 10;
   for (;;) {
+    // Stopped meanwhile (the run ended before its database was up): no more tries.
+    if (stopped()) throw new Error('closed before it started');
     const client = new pg.Client({ ...where, user: 'postgres', password: templatePassword, database: 'postgres', connectionTimeoutMillis: Math.max(1000, until - Date.now()) });
     client.on('error', () => undefined);
     try {
