@@ -59,7 +59,7 @@ rm -rf "$dir"
 exit "$code"`;
 
 /** Speed over durability: the database is thrown away when the run ends. */
-const SETTINGS = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'autovacuum=off', 'io_method=sync', 'shared_buffers=16MB', 'max_logical_replication_workers=0', 'huge_pages=off', 'lc_messages=C', 'log_min_messages=fatal'];
+const SETTINGS = ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off', 'autovacuum=off', 'io_method=sync', 'shared_buffers=4MB', 'max_logical_replication_workers=0', 'huge_pages=off', 'lc_messages=C', 'log_min_messages=fatal'];
 
 /** password: the superuser's for this run (the URL's); startTimeoutMs: how long the server may take to answer. */
 export function startNativePostgres(o: { password: string; startTimeoutMs: number }): Engine {
