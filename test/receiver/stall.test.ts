@@ -42,11 +42,13 @@ test('a body that stalls is cut: recorded with the stall and the Content-Length 
   expect((await post(ch.url, body, deliveryHeaders(body))).status).toBe(200);
 });
 
-test('a slow but steady body (a chunk every 50 ms for longer than the stall timeout) is not cut', async () => {
-  receiver = await startReceiver({ stallTimeoutMs: 1000 });
+test('a slow but steady body (a chunk every 100 ms for twice the stall timeout) is not cut', async () => {
+  // A 3 s timeout against 100 ms gaps: sender and receiver share this process, so only a 3 s stall
+  // of the whole process (not a busy machine's usual delays) could look like a stalled sender.
+  receiver = await startReceiver({ stallTimeoutMs: 3000 });
   const ch = receiver.channel('steady');
   const body = gz(syncRecords('steady', 50));
-  const pieces = 30;
+  const pieces = 60;
   const size = Math.ceil(body.length / pieces);
   const status = await new Promise<number>((resolve, reject) => {
     const req = request(ch.url, { method: 'POST', headers: deliveryHeaders(body), agent: false }, (res) => {
@@ -59,7 +61,7 @@ test('a slow but steady body (a chunk every 50 ms for longer than the stall time
       const piece = body.subarray(i * size, (i + 1) * size);
       i++;
       if (i >= pieces) req.end(piece);
-      else req.write(piece, () => setTimeout(next, 50));
+      else req.write(piece, () => setTimeout(next, 100));
     };
     next();
   });
