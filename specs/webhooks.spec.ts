@@ -4,7 +4,11 @@ import { validate } from '../src/schemas.ts';
 import { need, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingProblem, failingScenarios, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
-import { scenario, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+import { scenario, scenariosSetUp, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+import { nameProblem, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
+import { walked } from '../src/suite/input-space-record.ts';
+import { values, type DimensionValue } from '../src/generators/input-space.ts';
+import { TransportError } from '../src/client/http-client.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, FIELDS, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
@@ -38,14 +42,15 @@ async function given(t: TestContext, get: () => Promise<Scenario>): Promise<Scen
  * Checks every delivery of a scenario; the message lists the first offenders. A failure found on
  * some wins over deliveries whose content could not be judged (json()).
  */
-function each(s: Scenario, problem: (d: Delivery) => string | undefined): void {
-  const all = s.runs.flatMap((r) => r.deliveries);
+function each(s: Scenario | readonly Scenario[], problem: (d: Delivery, s: Scenario) => string | undefined): void {
+  const of = new Map((Array.isArray(s) ? s : [s]).flatMap((sc: Scenario) => sc.runs.flatMap((r) => r.deliveries.map((d) => [d, sc] as const))));
+  const all = [...of.keys()];
   const bad: Array<{ d: Delivery; p: string }> = [];
   let unjudged: Unjudgeable | undefined;
   let unjudgedCount = 0;
   for (const d of all) {
     try {
-      const p = problem(d);
+      const p = problem(d, of.get(d)!);
       if (p) bad.push({ d, p });
     } catch (error) {
       if (!(error instanceof Unjudgeable)) throw error;
@@ -181,16 +186,6 @@ check('WH-010 the body is JSON of the delivery shape with event sync.records', a
   });
 });
 
-check('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
-  const s = await given(t, main);
-  each(s, (d) => {
-    const o = (json(d) as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
-    if (!o) return undefined; // WH-010 judges the shape.
-    if (o.id !== s.sync.id) return `object.id ${JSON.stringify(o.id)}, the sync is ${JSON.stringify(s.sync.id)}`;
-    return o.name === s.settings.name ? undefined : `object.name ${JSON.stringify(o.name)}, the sync is named ${JSON.stringify(s.settings.name)}`;
-  });
-});
-
 check('WH-012 each record holds exactly the selected fields, under their target names, with the source values', async (t) => {
   const s = await given(t, main);
   const names = FIELDS.map((f) => f.target).sort();
@@ -209,13 +204,15 @@ check('WH-012 each record holds exactly the selected fields, under their target 
   });
 });
 
+const hashPairs = () => scenario('hash-pairs', { rows: 0, source: PAIR_ROWS, fields: PAIR_FIELDS });
+const hashOrder = () => scenario('hash-order', { rows: 0, sourceOf: 'main', fields: [...FIELDS].reverse() });
+
 check('WH-013 hash is determined by the field pairs: same pairs same hash in any order, other values other hashes', async (t) => {
   const s = await given(t, main);
   const problems: string[] = [];
   // Records equal but for one field, each field in turn, JSON types included: a sync that leaves
   // the key out, over rows built in pairs (records of rows that differ in id never are).
-  const pairs = await need(t, 'a sync selecting every field but the key, over rows built in pairs', () =>
-    scenario('hash-pairs', { rows: 0, source: PAIR_ROWS, fields: PAIR_FIELDS }));
+  const pairs = await need(t, 'a sync selecting every field but the key, over rows built in pairs', hashPairs);
   const paired = judgePairs(pairs.runs[0]!.deliveries.flatMap(records));
   problems.push(...paired.problems);
   const unjudged = PAIR_FIELDS.map((f) => f.target).filter((name) => !paired.judged.has(name));
@@ -240,8 +237,7 @@ check('WH-013 hash is determined by the field pairs: same pairs same hash in any
     }
   }
   // The same pairs selected in reverse order: each record with the pairs main last delivered for its row gets that hash.
-  const reversed = await need(t, 'a second sync over the same source with the fields in reverse order', () =>
-    scenario('hash-order', { rows: 0, sourceOf: 'main', fields: [...FIELDS].reverse() }));
+  const reversed = await need(t, 'a second sync over the same source with the fields in reverse order', hashOrder);
   for (const r of reversed.runs[0]!.deliveries.flatMap(records)) {
     const id = String(r.fields?.id);
     const mine = latest.get(id);
@@ -361,6 +357,8 @@ check('WH-020 a 4xx answer (400, 401, 404, 410, 413, 429) to any batch makes the
 
 check('WH-021 a 5xx answer (500, 502, 503) to any batch makes the run appear as failed', (t) => answersFailRun(t, 'WH-021', FAILING_5XX));
 
+const captureOff = () => scenario('capture-off', { rows: 5, sync: { recordRequests: false } });
+
 check('WH-022 with capture on (default) each request and its response are logged, one entry per request; with capture off none is', async (t) => {
   const on = await given(t, main);
   if (on.runs.some((r) => r.outcome.captured === null)) throw new Unmet('the capture log is not observable: the adapter returns captured: null');
@@ -371,7 +369,52 @@ check('WH-022 with capture on (default) each request and its response are logged
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
   }
-  const off = await given(t, () => scenario('capture-off', { rows: 5, sync: { recordRequests: false } }));
+  const off = await given(t, captureOff);
   const offLog = off.runs[0]!.outcome.captured;
   if (offLog && offLog.length > 0) fail(`capture is off, but the run's history logs ${offLog.length} exchanges`);
 });
+
+/** The scenarios whose sync names carry the string-length classes (webhook-names.ts). */
+const NAMED: Record<(typeof NAME_CARRIERS)[number], () => Promise<Scenario>> = {
+  main,
+  'full-sync': fullSync,
+  'skip-backfill': skipBackfill,
+  'capture-off': captureOff,
+  'hash-pairs': hashPairs,
+  'hash-order': hashOrder,
+  'answer-410-batch-2': async () => (await failingScenarios([{ status: 410, from: 2 }]))[0]!.s,
+};
+
+// Last, so that it judges every scenario the run set up: names of every length class (their
+// carriers are set up here when no other check did), and the usual names of all the others.
+check('WH-011 object.id and object.name are the sync\'s id and configured name', async (t) => {
+  await given(t, main);
+  const missing: string[] = [];
+  for (const label of NAME_CARRIERS) {
+    await NAMED[label]().catch((error: unknown) => {
+      if (error instanceof TransportError) throw error;
+      missing.push(`${label} (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`);
+    });
+  }
+  const all = [...scenariosSetUp()];
+  const labelOf = new Map(all.map(([label, sc]) => [sc, label]));
+  each(all.map(([, sc]) => sc), (d, sc) => {
+    const o = (json(d) as { object?: { id?: unknown; name?: unknown } } | undefined)?.object;
+    if (!o) return undefined; // WH-010 judges the shape.
+    if (o.id !== sc.sync.id) return `${labelOf.get(sc)}: object.id ${JSON.stringify(o.id)}, the sync is ${JSON.stringify(sc.sync.id)}`;
+    const problem = nameProblem(o.name, sc.settings.name);
+    return problem && `${labelOf.get(sc)}: ${problem}`;
+  });
+  const delivered = new Set(all.flatMap(([, sc]) => (sc.nameClass !== undefined && sc.nameRefused === undefined && sc.runs.some((r) => r.deliveries.length > 0) ? [sc.nameClass] : [])));
+  const walkedClasses = values('string-length').filter((c) => delivered.has(c));
+  for (const c of walkedClasses) walked('sync.records delivery', { 'string-length': c });
+  const refused = all.flatMap(([label, sc]) => (sc.nameRefused !== undefined ? [`${label} named with ${describeClass(sc.nameClass!)} (${sc.nameRefused}; created under the usual name)`] : []));
+  const judged = all.filter(([, sc]) => sc.runs.some((r) => r.deliveries.length > 0)).length;
+  await note(t, [
+    `compared in ${judged} scenarios; names of ${walkedClasses.map(describeClass).join(', ') || 'no length class'}`,
+    ...(refused.length > 0 ? [`the target refused the sync names ${refused.join('; ')}`] : []),
+    ...(missing.length > 0 ? [`not set up: ${missing.join('; ')}`] : []),
+  ].join('; '));
+});
+
+const describeClass = (c: DimensionValue) => (typeof c === 'number' ? `${c} character${c === 1 ? '' : 's'}` : c === '<non-ascii>' ? 'non-ASCII text' : c);

@@ -2,15 +2,18 @@ import { writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { loadAdapter } from '../adapters/load.ts';
+import { TransportError } from '../client/http-client.ts';
 import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
+import type { DimensionValue } from '../generators/input-space.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { openSource, unmet, type FedSource } from './webhook-source.ts';
 import { announceDelivery, waitingFor } from './progress.ts';
+import { classedName, nameClass } from './webhook-names.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -80,6 +83,10 @@ export interface Scenario {
   settings: WebhookSyncSettings;
   rows: Map<string, Row>;
   runs: RunEvidence[];
+  /** The string-length class of the sync's name (webhook-names.ts), when it carries one. */
+  nameClass?: DimensionValue;
+  /** Why the target refused the classed name: the sync was created under the run's usual name instead. */
+  nameRefused?: string;
 }
 
 export interface ScenarioPlan {
@@ -103,6 +110,11 @@ export interface ScenarioPlan {
 }
 
 const scenarios = new Map<string, Scenario>();
+
+/** Every scenario set up so far in this run, by label. */
+export function scenariosSetUp(): ReadonlyMap<string, Scenario> {
+  return scenarios;
+}
 /** Each source by its id, for the later writes of the scenarios over it. */
 const sources = new Map<string, FedSource>();
 
@@ -133,9 +145,19 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
       sourceId = source.sourceId;
       sources.set(sourceId, source);
     }
-    const syncSettings: WebhookSyncSettings = { name: resourceName(`sync-${label}`), connectionId: connection.id, sourceId, key: 'id', fields: plan.fields ?? FIELDS, ...plan.sync };
-    const sync = await ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
-    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [] };
+    const usual = resourceName(`sync-${label}`);
+    const c = nameClass(label);
+    let syncSettings: WebhookSyncSettings = { name: c === undefined ? usual : classedName(usual, c), connectionId: connection.id, sourceId, key: 'id', fields: plan.fields ?? FIELDS, ...plan.sync };
+    let nameRefused: string | undefined;
+    // The spec sets no limit on a name: a target that refuses one of a class is not failed for it,
+    // and its scenario still serves the other checks under the usual name (WH-011 says so).
+    const sync = await ad.createModelSync(syncSettings).catch((error: unknown) => {
+      if (c === undefined || error instanceof TransportError || (error as Error)?.name === 'Unsupported') return unmet('create a model sync with a webhook destination')(error);
+      nameRefused = error instanceof Error ? error.message.split('\n')[0]! : String(error);
+      syncSettings = { ...syncSettings, name: usual };
+      return ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
+    });
+    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
     return { s, ad, first: await startRun(ad, s) };
   });

@@ -1,0 +1,53 @@
+import { values, type DimensionValue } from '../generators/input-space.ts';
+
+// The sync names of the webhook scenarios (WH-011: object.name is 'Name of the sync as
+// configured'). Each value of the input space's string-length dimension rides on the name of one
+// scenario that the default run sets up anyway, so every length class is delivered on every seed
+// at no extra cost; the other scenarios keep the run's usual names.
+
+/**
+ * The scenarios that carry a length class, in the order of the dimension's values. WH-011 sets up
+ * every one of them, so each class is walked even when the checks that use them are not selected.
+ */
+export const NAME_CARRIERS = ['hash-order', 'full-sync', 'answer-410-batch-2', 'capture-off', 'hash-pairs', 'skip-backfill', 'main'] as const;
+
+const classes = values('string-length');
+if (classes.length > NAME_CARRIERS.length) throw new Error(`input-space.json has ${classes.length} string-length values, webhook-names.ts ${NAME_CARRIERS.length} scenarios to carry them`);
+
+const classOf = new Map<string, DimensionValue>(classes.map((c, i) => [NAME_CARRIERS[i]!, c]));
+
+/** The length class a scenario's sync name is given, if any. */
+export function nameClass(label: string): DimensionValue | undefined {
+  return classOf.get(label);
+}
+
+/** Accents (precomposed, so NFC and NFD readings differ), CJK and an emoji outside the BMP. */
+const NON_ASCII = ' Zürich Ærøskøbing 東京 😀';
+
+/**
+ * A name of the class built on the run's usual name `base` (dssc-<run id>-…, so an operator can
+ * still find it): cut or padded to exactly that many characters; a one-character name cannot carry
+ * the prefix (the scenario's webhook connection and source still do).
+ */
+export function classedName(base: string, c: DimensionValue): string {
+  if (c === '<non-ascii>') return base + NON_ASCII;
+  if (typeof c !== 'number') throw new Error(`webhook-names.ts cannot build a sync name of class ${c}`);
+  if (c === 1) return 'd';
+  // Digits that count the characters, so a name cut short shows where it was cut.
+  const pad = Array.from({ length: Math.ceil(c / 10) }, (_, i) => `.${String((i + 1) * 10).padStart(9, '-')}`).join('');
+  return base.length >= c ? base.slice(0, c) : (`${base}-` + pad.slice(base.length + 1)).slice(0, c);
+}
+
+const count = (s: string) => `${s.length} character${s.length === 1 ? '' : 's'}`;
+
+/** How a delivered object.name departs from the configured one, short enough for a report line. */
+export function nameProblem(got: unknown, want: string): string | undefined {
+  if (got === want) return undefined;
+  const shown = (s: string) => JSON.stringify(s.length > 60 ? `${s.slice(0, 40)}…${s.slice(-12)}` : s);
+  const configured = `the sync is named ${shown(want)} (${count(want)})`;
+  if (typeof got !== 'string') return `object.name ${JSON.stringify(got)}, ${configured}`;
+  if (got.length < want.length && want.startsWith(got)) return `object.name is the first ${got.length} characters of the sync's name: ${configured}`;
+  let at = 0;
+  while (at < got.length && got[at] === want[at]) at++;
+  return `object.name ${shown(got)} (${count(got)}) differs from the configured name from character ${at + 1} on: ${configured}`;
+}
