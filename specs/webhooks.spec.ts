@@ -1,7 +1,7 @@
 import { afterAll, type TestContext } from 'vitest';
 import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
 import { validate } from '../src/schemas.ts';
-import { need, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
+import { need, profile, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingProblem, failingScenarios, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
 import { scenario, scenariosSetUp, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
@@ -9,6 +9,7 @@ import { nameProblem, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { values, type DimensionValue } from '../src/generators/input-space.ts';
 import { TransportError } from '../src/client/http-client.ts';
+import { productProblem } from '../src/suite/user-agent.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, FIELDS, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
@@ -172,7 +173,11 @@ check('WH-023 Host names the receiver: the host and port of the URL the target w
 
 check('WH-009 User-Agent is a service name followed by a release label', async (t) => {
   const s = await given(t, main);
-  each(s, (d) => headerProblem(d, 'user-agent'));
+  const declared = profile().webhooks?.productName;
+  await note(t, declared === undefined
+    ? 'the profile declares no product name (webhooks.productName): any product and release label is accepted, so an HTTP library\'s name would pass for the service\'s'
+    : `the User-Agent's first product is compared with the declared product name ${declared} (case-insensitive)`);
+  each(s, (d) => headerProblem(d, 'user-agent') ?? (declared === undefined ? undefined : productProblem(d.headers['user-agent']!, declared)));
 });
 
 check('WH-010 the body is JSON of the delivery shape with event sync.records', async (t) => {

@@ -35,6 +35,8 @@ export interface Profile {
   };
   modelSync?: { existingId?: string; path?: string; connectionKind?: KindName; request?: Record<string, unknown> };
   bulkSync?: { existingId?: string };
+  /** The service's product name, the first product of its deliveries' User-Agent (WH-009). */
+  webhooks?: { productName?: string };
   /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */
   unsupported?: Record<string, string>;
   /**

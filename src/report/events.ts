@@ -17,6 +17,8 @@ export interface DeclaredCapabilities {
   versions?: { default?: string; supported?: string[] } | undefined;
   schemaCache?: { observable?: boolean; timeoutMs?: number } | undefined;
   errorHandling?: { read: boolean; bulkWrite: boolean; putNull?: string } | undefined;
+  /** The service's product name its deliveries' User-Agent must start with (WH-009). */
+  productName?: string | undefined;
   /** PROFILE requirements declared unsupported, with the reason. */
   unsupported: Record<string, string>;
 }

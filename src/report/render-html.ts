@@ -108,6 +108,7 @@ function capabilities({ capabilities: c }: FoldedRun): string {
     ['Versions', c.versions ? `default ${c.versions.default ?? 'not declared'}; supported ${c.versions.supported?.join(', ') ?? 'all known'}` : 'not declared'],
     ['Schema cache', c.schemaCache ? `${c.schemaCache.observable ? 'observable' : 'not declared observable'}; bound ${Math.round((c.schemaCache.timeoutMs ?? 30_000) / 1000)} s` : 'not declared (bound 30 s)'],
     ['Error-handling read / bulk write', c.errorHandling ? `${c.errorHandling.read ? 'read declared' : 'no read'}; ${c.errorHandling.bulkWrite ? 'bulk write declared' : 'no bulk write'}${c.errorHandling.putNull ? `; PUT null: ${c.errorHandling.putNull}` : ''}` : 'not declared'],
+    ['Webhook product name', c.productName ?? 'not declared (WH-009 accepts any product and release label)'],
   ];
   const unsupported = Object.entries(c.unsupported);
   const list = unsupported.length ? `<ul class="plain">${unsupported.map(([id, why]) => `<li><b>${esc(id)}</b>: ${esc(why)}</li>`).join('')}</ul>` : 'none';

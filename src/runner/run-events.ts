@@ -26,6 +26,7 @@ export function declaredCapabilities(profile: Profile): DeclaredCapabilities {
     versions: profile.versions ? { ...(profile.versions.default ? { default: profile.versions.default } : {}), ...(profile.versions.supported ? { supported: profile.versions.supported } : {}) } : undefined,
     schemaCache: profile.schemaCache ? { ...(profile.schemaCache.observable !== undefined ? { observable: profile.schemaCache.observable } : {}), ...(profile.schemaCache.timeoutMs !== undefined ? { timeoutMs: profile.schemaCache.timeoutMs } : {}) } : undefined,
     errorHandling: eh ? { read: eh.read !== undefined, bulkWrite: eh.bulkWrite !== undefined, ...(eh.putNull ? { putNull: eh.putNull } : {}) } : undefined,
+    ...(profile.webhooks?.productName ? { productName: profile.webhooks.productName } : {}),
     unsupported: { ...(profile.unsupported ?? {}) },
   };
 }

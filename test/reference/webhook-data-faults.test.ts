@@ -93,6 +93,22 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     const d = (await (await setup(ref, rows(2))).run()).deliveries[0]!;
     expect(header(d, 'user-agent')).toBe('DSS-Reference (+https://example.com/dss-reference)');
   },
+  'delivery-user-agent-http-library': async (ref) => {
+    const d = (await (await setup(ref, rows(2))).run()).deliveries[0]!;
+    expect(header(d, 'user-agent')).toBe('Go-http-client/1.1');
+  },
+  'delivery-object-name-cut-255': async (ref) => {
+    const long = await setup(ref, rows(1), { name: 'n'.repeat(256) });
+    expect(body((await long.run()).deliveries[0]!).object.name).toBe('n'.repeat(255));
+    const short = await setup(ref, rows(1), { name: 'n'.repeat(255) });
+    expect(body((await short.run()).deliveries[0]!).object.name).toBe('n'.repeat(255));
+  },
+  'delivery-object-name-latin1': async (ref) => {
+    const accented = await setup(ref, rows(1), { name: 'Zürich sync' });
+    expect(body((await accented.run()).deliveries[0]!).object.name).toBe('ZÃ¼rich sync');
+    const ascii = await setup(ref, rows(1), { name: 'Zurich sync' });
+    expect(body((await ascii.run()).deliveries[0]!).object.name).toBe('Zurich sync');
+  },
   'metadata-first-batch-only': async (ref) => {
     const s = await setup(ref, rows(5), { configuration: { batch_size: 2, metadata: { team: 'data' } } });
     expect((await s.run()).deliveries.map((d) => body(d).object.metadata)).toEqual([{ team: 'data' }, null, null]);

@@ -37,6 +37,7 @@ test('report.html in headless Chromium: the verdict, a failure\'s evidence after
   expect(await page.title()).toMatch(/^NOT CONFORMANT/);
   expect(await page.getByTestId('score').innerText()).toMatch(/^MUST\t\d+\t1\t/m);
   expect(await page.getByTestId('capabilities').innerText()).toContain('crm (salesforce)');
+  expect(await page.getByTestId('capabilities').innerText()).toMatch(/Webhook product name\s+DSS-Reference/);
 
   const row = page.locator('tr[data-requirement="CONN-002"]');
   expect(await row.getAttribute('data-status')).toBe('fail');

@@ -45,6 +45,23 @@ describe('target profiles', () => {
     expect(secrets).not.toContain('dssc');
   });
 
+  test('webhooks.productName is an HTTP token: a name with a space, a slash or nothing is refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-profile-'));
+    try {
+      const file = join(dir, 'product.json');
+      const load = (productName: unknown) => {
+        writeFileSync(file, JSON.stringify({ name: 'product', webhooks: { productName } }));
+        return loadProfile(file).profile.webhooks?.productName;
+      };
+      expect(load('Acme-Sync')).toBe('Acme-Sync');
+      for (const bad of ['Acme Sync', 'Acme/1.0', '', 7]) expect(() => load(bad), JSON.stringify(bad)).toThrow(/productName/);
+      writeFileSync(file, JSON.stringify({ name: 'product', webhooks: { product: 'Acme' } }));
+      expect(() => loadProfile(file)).toThrow(/product/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test('JSON pointers follow RFC 6901', () => {
     expect(atPointer({ data: { 'a/b': { '~x': 1 } } }, '/data/a~1b/~0x')).toBe(1);
     expect(atPointer({ data: {} }, '/data/id')).toBeUndefined();

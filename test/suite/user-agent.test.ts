@@ -1,5 +1,8 @@
 import { expect, test } from 'vitest';
+import { loadReferenceProfile } from '../../src/profile/profile.ts';
+import { USER_AGENT } from '../../src/reference/delivery.ts';
 import { validate } from '../../src/schemas.ts';
+import { firstProduct, productProblem } from '../../src/suite/user-agent.ts';
 
 // WH-009's reading (README › Interpretations): a service name token, then "/" or whitespace, then
 // a release label token; what follows is not judged. The near misses are what a vendor gets wrong.
@@ -30,4 +33,25 @@ test.each([
   ['a leading space', ' DSS-Reference/1.0.0'],
 ])('does not conform: %s', (_what, value) => {
   expect(judge(value)).not.toEqual([]);
+});
+
+// With the profile's product name declared (webhooks.productName), the first product must be it.
+test.each([
+  ['DSS-Reference/1.0.0', undefined],
+  ['dss-reference/1.0.0', undefined],
+  ['DSS-Reference 1.0.0', undefined],
+  ['DSS-Reference/rel2021.05.25 (+https://example.com/dss-reference)', undefined],
+  ['DSS-Reference/1.0.0 undici/7.0.0', undefined],
+  ['Go-http-client/1.1', 'Go-http-client'],
+  ['undici/7.0.0 DSS-Reference/1.0.0', 'undici'],
+  ['DSS-Reference-Client/1.0.0', 'DSS-Reference-Client'],
+  ['DSS/1.0.0', 'DSS'],
+])('against the declared name DSS-Reference: %j', (value, wrong) => {
+  const problem = productProblem(value, 'DSS-Reference');
+  if (wrong === undefined) expect(problem).toBeUndefined();
+  else expect(problem).toContain(`its first product is "${wrong}"`);
+});
+
+test('the reference profile declares the product name the reference sends', () => {
+  expect(firstProduct(USER_AGENT)).toBe(loadReferenceProfile().webhooks?.productName);
 });

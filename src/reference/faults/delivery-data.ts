@@ -111,6 +111,31 @@ export const deliveryDataFaults: Fault[] = [
     apply: ({ config }) => editHeadersOf(config.delivery, (headers) => (headers['User-Agent'] = 'DSS-Reference (+https://example.com/dss-reference)')),
   },
   {
+    name: 'delivery-user-agent-http-library',
+    // Caught only because the reference profile declares the product name (webhooks.productName).
+    breaks: ['WH-009'],
+    description: "Deliveries carry an HTTP library's default User-Agent, \"Go-http-client/1.1\": a product and a release label, but not the service's name.",
+    apply: ({ config }) => editHeadersOf(config.delivery, (headers) => (headers['User-Agent'] = 'Go-http-client/1.1')),
+  },
+  {
+    name: 'delivery-object-name-cut-255',
+    breaks: ['WH-011'],
+    description: 'object.name is cut to its first 255 characters (a varchar(255) column): a longer sync name arrives short.',
+    apply: ({ config }) => wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+      const payload = build(batch);
+      return { ...payload, object: { ...payload.object, name: payload.object.name.slice(0, 255) } };
+    }),
+  },
+  {
+    name: 'delivery-object-name-latin1',
+    breaks: ['WH-011'],
+    description: 'object.name is the UTF-8 bytes of the sync name read as Latin-1: a non-ASCII name arrives garbled ("Zürich" as "ZÃ¼rich"); an ASCII name is right.',
+    apply: ({ config }) => wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
+      const payload = build(batch);
+      return { ...payload, object: { ...payload.object, name: Buffer.from(payload.object.name, 'utf8').toString('latin1') } };
+    }),
+  },
+  {
     name: 'metadata-first-batch-only',
     breaks: ['WH-014'],
     description: "object.metadata holds the sync's Metadata in the first batch of a run only; later batches carry null.",
