@@ -135,6 +135,13 @@ export const wireVariants: readonly Fault[] = [
       }),
   },
   {
+    name: 'delivery-json-ascii-escapes',
+    breaks: [],
+    description: 'Delivery bodies are ASCII-only JSON: every non-ASCII character (of a sync name, of a record value) written as a \\u escape, as Python\'s json.dumps does by default; the strings are the same.',
+    apply: ({ config }) =>
+      wrapPipeline(config.delivery, 'encodeBody', (encode) => (json) => encode(json.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`))),
+  },
+  {
     name: 'delivery-short-hash',
     breaks: [],
     description: 'Record hashes are 16 hex characters (the first 64 bits of the reference\'s hash), as the real service\'s are.',

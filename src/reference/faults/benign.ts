@@ -118,6 +118,12 @@ export const benignVariants: readonly Fault[] = [
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['User-Agent'] = headers['User-Agent']!.replace('/', ' '))),
   },
   {
+    name: 'delivery-user-agent-name-case',
+    breaks: [],
+    description: 'User-Agent written as "dss-reference/1.0.0": the declared product name (DSS-Reference) in another case.',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['User-Agent'] = headers['User-Agent']!.toLowerCase())),
+  },
+  {
     name: 'delivery-user-agent-comment',
     breaks: [],
     description: 'User-Agent written as "DSS-Reference/rel2021.05.25 (+https://example.com/dss-reference)": a release label that is no version number, then a comment (RFC 9110 §10.1.5).',
