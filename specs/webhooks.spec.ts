@@ -5,9 +5,8 @@ import { need, profile, redactor, settings, Unjudgeable, Unmet } from '../src/su
 import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingProblem, failingScenarios, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
 import { scenario, scenariosSetUp, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
-import { nameProblem, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
+import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
-import { values, type DimensionValue } from '../src/generators/input-space.ts';
 import { TransportError } from '../src/client/http-client.ts';
 import { productProblem } from '../src/suite/user-agent.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
@@ -410,16 +409,7 @@ check('WH-011 object.id and object.name are the sync\'s id and configured name',
     const problem = nameProblem(o.name, sc.settings.name);
     return problem && `${labelOf.get(sc)}: ${problem}`;
   });
-  const delivered = new Set(all.flatMap(([, sc]) => (sc.nameClass !== undefined && sc.nameRefused === undefined && sc.runs.some((r) => r.deliveries.length > 0) ? [sc.nameClass] : [])));
-  const walkedClasses = values('string-length').filter((c) => delivered.has(c));
-  for (const c of walkedClasses) walked('sync.records delivery', { 'string-length': c });
-  const refused = all.flatMap(([label, sc]) => (sc.nameRefused !== undefined ? [`${label} named with ${describeClass(sc.nameClass!)} (${sc.nameRefused}; created under the usual name)`] : []));
-  const judged = all.filter(([, sc]) => sc.runs.some((r) => r.deliveries.length > 0)).length;
-  await note(t, [
-    `compared in ${judged} scenarios; names of ${walkedClasses.map(describeClass).join(', ') || 'no length class'}`,
-    ...(refused.length > 0 ? [`the target refused the sync names ${refused.join('; ')}`] : []),
-    ...(missing.length > 0 ? [`not set up: ${missing.join('; ')}`] : []),
-  ].join('; '));
+  const walkedNames = namesWalked(all, missing);
+  for (const c of walkedNames.classes) walked('sync.records delivery', { 'string-length': c });
+  await note(t, walkedNames.note);
 });
-
-const describeClass = (c: DimensionValue) => (typeof c === 'number' ? `${c} character${c === 1 ? '' : 's'}` : c === '<non-ascii>' ? 'non-ASCII text' : c);

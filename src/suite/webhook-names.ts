@@ -1,4 +1,5 @@
 import { values, type DimensionValue } from '../generators/input-space.ts';
+import type { Scenario } from './webhook-fixtures.ts';
 
 // The sync names of the webhook scenarios (WH-011: object.name is 'Name of the sync as
 // configured'). Each value of the input space's string-length dimension rides on the name of one
@@ -50,4 +51,23 @@ export function nameProblem(got: unknown, want: string): string | undefined {
   let at = 0;
   while (at < got.length && got[at] === want[at]) at++;
   return `object.name ${shown(got)} (${count(got)}) differs from the configured name from character ${at + 1} on: ${configured}`;
+}
+
+const describeClass = (c: DimensionValue) => (typeof c === 'number' ? `${c} character${c === 1 ? '' : 's'}` : c === '<non-ascii>' ? 'non-ASCII text' : c);
+
+/**
+ * The length classes WH-011 compared (a classed name the target took, on a sync that delivered),
+ * in the dimension's order, and the note that says so, with any class refused or not set up.
+ */
+export function namesWalked(all: ReadonlyArray<readonly [string, Scenario]>, notSetUp: readonly string[]): { classes: DimensionValue[]; note: string } {
+  const delivered = (sc: Scenario) => sc.runs.some((r) => r.deliveries.length > 0);
+  const taken = new Set(all.flatMap(([, sc]) => (sc.nameClass !== undefined && sc.nameRefused === undefined && delivered(sc) ? [sc.nameClass] : [])));
+  const classes = values('string-length').filter((c) => taken.has(c));
+  const refused = all.flatMap(([label, sc]) => (sc.nameRefused !== undefined ? [`${label} named with ${describeClass(sc.nameClass!)} (${sc.nameRefused}; created under the usual name)`] : []));
+  const note = [
+    `compared in ${all.filter(([, sc]) => delivered(sc)).length} scenarios; names of ${classes.map(describeClass).join(', ') || 'no length class'}`,
+    ...(refused.length > 0 ? [`the target refused the sync names ${refused.join('; ')}`] : []),
+    ...(notSetUp.length > 0 ? [`not set up: ${notSetUp.join('; ')}`] : []),
+  ].join('; ');
+  return { classes, note };
 }

@@ -1,7 +1,8 @@
 import { expect, test } from 'vitest';
 import { values } from '../../src/generators/input-space.ts';
 import { failingLabel } from '../../src/suite/webhook-answers.ts';
-import { classedName, nameClass, nameProblem, NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
+import type { Scenario } from '../../src/suite/webhook-fixtures.ts';
+import { classedName, nameClass, nameProblem, namesWalked, NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
 
 // WH-011's sync names: every string-length class on one scenario each, built to the exact length.
 
@@ -35,4 +36,16 @@ test('a name cut short, garbled or absent is described briefly', () => {
   expect(nameProblem(name.slice(0, 255), name)).toMatch(/^object\.name is the first 255 characters of the sync's name: the sync is named ".{40}….{12}" \(1000 characters\)$/);
   expect(nameProblem('ZÃ¼rich', 'Zürich')).toContain('from character 2 on');
   expect(nameProblem(undefined, 'd')).toBe('object.name undefined, the sync is named "d" (1 character)');
+});
+
+test('a class is walked only when the target took the name and the sync delivered; refusals are noted', () => {
+  const sc = (over: Partial<Scenario>, delivered = true) => ({ runs: [{ deliveries: delivered ? [{}] : [] }], ...over }) as unknown as Scenario;
+  const { classes, note } = namesWalked([
+    ['a', sc({ nameClass: 1 })],
+    ['b', sc({ nameClass: 1000, nameRefused: 'name too long' })],
+    ['c', sc({ nameClass: 32 }, false)],
+    ['d', sc({})],
+  ], ['e (no full sync)']);
+  expect(classes).toEqual([1]);
+  expect(note).toBe('compared in 3 scenarios; names of 1 character; the target refused the sync names b named with 1000 characters (name too long; created under the usual name); not set up: e (no full sync)');
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fieldError } from '../errors.ts';
 import type { Store } from '../store.ts';
 import { editHeaders } from './deliveries.ts';
 import { ROUTES, isRoute, wrapStore, type Fault } from './fault.ts';
@@ -116,6 +117,16 @@ export const benignVariants: readonly Fault[] = [
     breaks: [],
     description: 'User-Agent written as "DSS-Reference 1.0.0" (a product name then a release label, space-separated).',
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['User-Agent'] = headers['User-Agent']!.replace('/', ' '))),
+  },
+  {
+    name: 'sync-name-limit-255',
+    breaks: [],
+    description: 'POST /api/syncs answers a name longer than 255 characters 400 validation_error (the spec sets no limit on a name, and none against one).',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request) => {
+        const name = isObject(request.body) ? request.body.name : undefined;
+        if (isRoute(request, 'POST', ROUTES.modelSyncs) && typeof name === 'string' && name.length > 255) throw fieldError('/name', 'is longer than 255 characters');
+      }),
   },
   {
     name: 'delivery-user-agent-name-case',
