@@ -27,3 +27,22 @@ export function values<T extends DimensionValue = DimensionValue>(dimension: str
   if (!d) throw new Error(`input-space.json has no dimension ${dimension}`);
   return d.values as T[];
 }
+
+/** What is wrong with a model, if anything: an operation naming a dimension the file lacks, a pair outside the operation's dimensions, a value listed twice, a class left undescribed. */
+export function modelProblems(model: InputSpace = inputSpace()): string[] {
+  const problems: string[] = [];
+  for (const [name, d] of Object.entries(model.dimensions)) {
+    if (!Array.isArray(d.values) || d.values.length === 0) problems.push(`dimension ${name} has no values`);
+    else if (new Set(d.values).size !== d.values.length) problems.push(`dimension ${name} lists a value twice`);
+    for (const v of d.values ?? []) if (typeof v === 'string' && /^<.*>$/.test(v) && !(v in model.classes)) problems.push(`dimension ${name}: class ${v} is not described under classes`);
+  }
+  for (const [name, op] of Object.entries(model.operations)) {
+    for (const d of op.dimensions) if (!(d in model.dimensions)) problems.push(`${name}: no dimension ${d}`);
+    if (new Set(op.dimensions).size !== op.dimensions.length) problems.push(`${name} lists a dimension twice`);
+    for (const pair of op.pairs) {
+      if (pair.length !== 2 || pair[0] === pair[1]) problems.push(`${name}: pair ${JSON.stringify(pair)} is not two dimensions`);
+      for (const d of pair) if (!op.dimensions.includes(d)) problems.push(`${name}: pair [${pair.join(', ')}] names ${d}, not a dimension of the operation`);
+    }
+  }
+  return problems;
+}
