@@ -21,7 +21,7 @@ import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite, specFileCount } from './run-suite.ts';
 import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
-import { REQUEST_LOG_FILE, writeRequestLog } from '../report/request-log.ts';
+import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
@@ -77,7 +77,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {
