@@ -1,4 +1,4 @@
-import { inputSpace, values, type DimensionValue } from './input-space.ts';
+import { inputSpace, isImpossible, values, type DimensionValue, type Impossible } from './input-space.ts';
 
 // A greedy all-pairs (AETG-style) generator: a short list of combinations that shows every value of
 // every dimension at least once and every pair of values of the named dimension pairs. It is
@@ -11,9 +11,10 @@ export type Combination = Record<string, DimensionValue>;
 
 /**
  * Combinations covering every value of every dimension and every value pair of `pairs` (all pairs
- * of dimensions when omitted). A pair naming a dimension that is not given is an error.
+ * of dimensions when omitted), none holding an `impossible` combination (input-space.json's
+ * entries, which are not to be covered either). A pair naming a dimension that is not given is an error.
  */
-export function allPairs(dimensions: Readonly<Record<string, readonly DimensionValue[]>>, pairs?: ReadonlyArray<readonly [string, string]>): Combination[] {
+export function allPairs(dimensions: Readonly<Record<string, readonly DimensionValue[]>>, pairs?: ReadonlyArray<readonly [string, string]>, impossible: readonly Impossible[] = []): Combination[] {
   const names = Object.keys(dimensions);
   for (const name of names) if (dimensions[name]!.length === 0) throw new Error(`all-pairs: dimension ${name} has no values`);
   const index = new Map(names.map((n, i) => [n, i]));
@@ -28,7 +29,11 @@ export function allPairs(dimensions: Readonly<Record<string, readonly DimensionV
     if (ia === ib || partners[ia]!.includes(ib)) continue;
     partners[ia]!.push(ib);
     partners[ib]!.push(ia);
-    dimensions[a]!.forEach((_, va) => dimensions[b]!.forEach((__, vb) => uncovered.add(pairKey(ia, va, ib, vb))));
+    dimensions[a]!.forEach((x, va) =>
+      dimensions[b]!.forEach((y, vb) => {
+        if (!isImpossible(impossible, { [a]: x, [b]: y })) uncovered.add(pairKey(ia, va, ib, vb));
+      }),
+    );
   }
   // Values alone come last, so that rows are first seeded by the pairs (which cover them anyway).
   names.forEach((n, d) => dimensions[n]!.forEach((_, v) => uncovered.add(`${d}=${v}`)));
@@ -44,9 +49,11 @@ export function allPairs(dimensions: Readonly<Record<string, readonly DimensionV
     }
     for (let d = 0; d < names.length; d++) {
       if (row[d] !== undefined) continue;
-      let best = 0;
+      let best = -1;
       let bestGain = -1;
+      const assigned = (v: number) => Object.fromEntries(names.flatMap((n, i) => (i === d ? [[n, dimensions[n]![v]!]] : row[i] !== undefined ? [[n, dimensions[n]![row[i]]!]] : [])));
       for (let v = 0; v < dimensions[names[d]!]!.length; v++) {
+        if (impossible.length > 0 && isImpossible(impossible, assigned(v))) continue;
         let gain = uncovered.has(`${d}=${v}`) ? 1 : 0;
         for (const p of partners[d]!) if (row[p] !== undefined && uncovered.has(pairKey(d, v, p, row[p]))) gain += 1;
         // Ties go to the value used least so far, then to the first listed: spread, and stable.
@@ -55,6 +62,7 @@ export function allPairs(dimensions: Readonly<Record<string, readonly DimensionV
           bestGain = gain;
         }
       }
+      if (best < 0) throw new Error(`all-pairs: no value of ${names[d]} fits the impossible combinations`);
       row[d] = best;
     }
     const chosen = row as number[];
@@ -77,5 +85,5 @@ export function operationCases(operation: string, dimensionNames: readonly strin
   if (!op) throw new Error(`input-space.json has no operation ${operation}`);
   for (const d of dimensionNames) if (!op.dimensions.includes(d)) throw new Error(`input-space.json: ${operation} has no dimension ${d}`);
   const pairs = op.pairs.filter(([a, b]) => dimensionNames.includes(a) && dimensionNames.includes(b));
-  return allPairs(Object.fromEntries(dimensionNames.map((d) => [d, values(d)])), pairs);
+  return allPairs(Object.fromEntries(dimensionNames.map((d) => [d, values(d)])), pairs, op.impossible ?? []);
 }

@@ -66,7 +66,11 @@ export function classifyRequest(request: LoggedRequest, context: ClassifyContext
   for (const s of freeStrings(operation, record)) extra({ 'string-length': s });
   if (operation === 'POST /api/connections' && body !== ABSENT) connectionShapes(body, context, base, extra);
   if (operation === 'POST /api/bulk/syncs' && body !== ABSENT) bulkShapes(body, request.version, base, extra);
-  if (operation === 'PUT /api/syncs/{id}/error-handling' && body !== ABSENT) updateShapes(body, extra);
+  if (operation === 'PUT /api/syncs/{id}/error-handling') {
+    // A PUT without a body: the body itself absent.
+    if (request.body === undefined) extra({ 'error-handling-field': '(body)', 'field-shape': 'absent' });
+    else if (body !== ABSENT) updateShapes(body, extra);
+  }
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { inputSpace, type DimensionValue, type InputSpace } from '../generators/input-space.ts';
+import { inputSpace, isImpossible, type DimensionValue, type InputSpace } from '../generators/input-space.ts';
 import type { Observation } from './input-space-classify.ts';
 
 // How much of input-space.json a run walked: per operation, each dimension's values and each
@@ -8,8 +8,9 @@ import type { Observation } from './input-space-classify.ts';
 
 /** Dimensions the request log shows (src/report/input-space-classify.ts); the others only walked() records. */
 const FROM_REQUESTS = new Set(['version', 'credential', 'kind', 'destination-kind', 'connection-field', 'bulk-sync-field', 'error-handling-field', 'field-shape', 'list-length', 'string-length', 'unknown-id', 'content-type']);
-/** Operations no request of the suite's client shows (deliveries come from the target). */
-const WALKED_ONLY = new Set(['sync.records delivery']);
+/** What no request of the suite's client shows: a delivery (it comes from the target), a list read back. */
+const WALKED_ONLY: Record<string, string[] | 'all'> = { 'sync.records delivery': 'all', 'GET /api/bulk/syncs/{id}/error-handling': ['list-length'] };
+const walkedOnly = (operation: string, dimension: string) => WALKED_ONLY[operation] === 'all' || (WALKED_ONLY[operation] ?? []).includes(dimension);
 
 export interface DimensionCoverage {
   dimension: string;
@@ -54,7 +55,7 @@ export function inputSpaceCoverage(observations: readonly Observation[], model: 
       const values = model.dimensions[dimension]?.values ?? [];
       const sent = new Set(seen.map((o) => key(o.values[dimension])));
       const missing = values.filter((v) => !sent.has(key(v)));
-      const byRequest = FROM_REQUESTS.has(dimension) && !WALKED_ONLY.has(operation);
+      const byRequest = FROM_REQUESTS.has(dimension) && !walkedOnly(operation, dimension);
       return {
         dimension,
         covered: values.length - missing.length,
@@ -66,9 +67,12 @@ export function inputSpaceCoverage(observations: readonly Observation[], model: 
     const pairs = op.pairs.map(([a, b]): PairCoverage => {
       const [va, vb] = [model.dimensions[a]?.values ?? [], model.dimensions[b]?.values ?? []];
       const sent = new Set(seen.filter((o) => a in o.values && b in o.values).map((o) => `${key(o.values[a])}\u0000${key(o.values[b])}`));
-      const missing = va.map((x) => ({ value: x, with: vb.filter((y) => !sent.has(`${key(x)}\u0000${key(y)}`)) })).filter((m) => m.with.length > 0);
+      // Combinations that cannot be sent (input-space.json's 'impossible') are not counted.
+      const possible = (x: DimensionValue, y: DimensionValue) => !isImpossible(op.impossible ?? [], { [a]: x, [b]: y });
+      const total = va.reduce<number>((n, x) => n + vb.filter((y) => possible(x, y)).length, 0);
+      const missing = va.map((x) => ({ value: x, with: vb.filter((y) => possible(x, y) && !sent.has(`${key(x)}\u0000${key(y)}`)) })).filter((m) => m.with.length > 0);
       const gaps = missing.reduce((n, m) => n + m.with.length, 0);
-      return { pair: [a, b], covered: va.length * vb.length - gaps, total: va.length * vb.length, missing };
+      return { pair: [a, b], covered: total - gaps, total, missing };
     });
     const covered = [...dimensions, ...pairs].reduce((n, d) => n + d.covered, 0);
     const total = [...dimensions, ...pairs].reduce((n, d) => n + d.total, 0);

@@ -86,3 +86,20 @@ describe('input-space.json', () => {
     expect(Object.keys(inputSpace().operations)).toContain('sync.records delivery');
   });
 });
+
+describe('impossible combinations', () => {
+  test('never generated, and not required', () => {
+    const dims = { field: ['flag', 'list', 'item'], shape: ['absent', 'null', 'boundary'], other: [1, 2] };
+    const impossible = [{ field: ['flag'], shape: ['boundary'], why: 'a boolean has no bounds' }, { field: ['item'], shape: ['absent'], why: 'x' }];
+    const rows = allPairs(dims, [['field', 'shape']], impossible);
+    expect(rows.some((r) => (r.field === 'flag' && r.shape === 'boundary') || (r.field === 'item' && r.shape === 'absent'))).toBe(false);
+    expect(rows.length).toBe(7);
+    expect(missing(dims, [], rows)).toEqual([]);
+  });
+
+  test("the model's impossible entries are kept by operationCases", () => {
+    const rows = operationCases('PUT /api/syncs/{id}/error-handling', ['error-handling-field', 'field-shape']);
+    expect(rows.some((r) => r['error-handling-field'] === 'warning_notifications' && r['field-shape'] === 'boundary')).toBe(false);
+    expect(rows.length).toBe(6 * 5 - 4);
+  });
+});
