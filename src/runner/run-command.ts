@@ -54,8 +54,10 @@ report is rendered from them), results.json (every result, the verdict, the repl
 (JUnit, one testcase per check), report.html (one self-contained page: verdict, score, evidence,
 deliveries, baseline), summary.md (verdict, counts per level, failures with replay lines; appended to
 $GITHUB_STEP_SUMMARY when set, and ::error annotations printed when GITHUB_ACTIONS=true),
-requests.json (every request sent, comparable between runs of one seed), deliveries.json (every
-request the webhook receiver got, when webhook checks ran).
+requests.json (every request sent, with its version, credential class and content type, comparable
+between runs of one seed), walked.json (the input-space values the checks walked that requests do
+not show; both read by 'coverage --input-space'), deliveries.json (every request the webhook
+receiver got, when webhook checks ran).
 
 verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE one passed or is declared
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
