@@ -52,7 +52,8 @@ export function classifyRequest(request: LoggedRequest, context: ClassifyContext
   let body: unknown = ABSENT;
   if (request.body !== undefined) {
     try {
-      body = JSON.parse(request.body) as unknown;
+      // requests.json writes the source database's port (an integer) as "<source-db-port>".
+      body = JSON.parse(request.body.split('"<source-db-port>"').join('5432')) as unknown;
     } catch {
       // Not JSON: no field to classify.
     }

@@ -69,6 +69,8 @@ describe('classifiers', () => {
     expect(valid.filter((v) => v['connection-field']).map((v) => `${v['connection-field']}: ${v['field-shape']}`)).toEqual(['relationalDatabase name: boundary', 'relationalDatabase redirect_url: absent']);
     const shape = (body: unknown) => at(body).filter((v) => v['connection-field']).map((v) => `${v['connection-field']}: ${v['field-shape']}`);
     expect(shape({ name: 'conn', type: 'postgresql', configuration: { ...dbConfig, port: '5432' } })).toEqual(['relationalDatabase configuration.port: look-alike']);
+    // The run's own port, normalised in requests.json, is an integer.
+    expect(shape({ name: 'conn', type: 'postgresql', configuration: { ...dbConfig, port: '<source-db-port>' } })).toEqual(['relationalDatabase redirect_url: absent']);
     expect(shape({ name: 'conn', type: 'postgresql', configuration: { ...dbConfig, port: null } })).toEqual(['relationalDatabase configuration.port: null']);
     expect(shape({ name: 'conn', type: 'postgresql', configuration: { ...dbConfig, port: 70000 } })).toEqual(['relationalDatabase configuration.port: boundary']);
     expect(shape({ name: 'conn', type: 'postgresql', configuration: { ...dbConfig, hostname: {} } })).toEqual(['relationalDatabase configuration.hostname: wrong type']);
