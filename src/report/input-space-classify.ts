@@ -97,7 +97,6 @@ export function unknownIdShape(segment: string): DimensionValue | undefined {
 export function stringLength(s: string): DimensionValue | undefined {
   if (s.includes('[REDACTED]')) return undefined;
   const text = withRunId(s);
-  // eslint-disable-next-line no-control-regex
   if (/[^\u0000-\u007f]/.test(text)) return '<non-ascii>';
   return [...text].length;
 }
