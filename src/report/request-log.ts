@@ -10,14 +10,30 @@ import { join } from 'node:path';
 /** Where the worker appends (in --reports); every pass of the run appends to the same file. */
 export const REQUEST_LOG_FILE = '.dssc-requests.ndjson';
 
+/** walked.json: what the checks walked of the input space that requests cannot show (src/suite/input-space-record.ts). */
+export const WALKED_FILE = 'walked.json';
+
 export interface LoggedRequest {
   method: string;
   path: string;
+  /** X-Service-Version as sent, or "<absent>" (the request-level version dimension). */
+  version?: string;
+  /** The class of the Authorization header sent (src/report/credential-class.ts), never the key. */
+  credential?: string;
+  /** Content-Type as sent with a body. */
+  contentType?: string;
   body?: string;
 }
 
-/** A line of the raw log: a request sent (its body already redacted), or an id the target assigned. */
-type RawLine = { request: LoggedRequest } | { learned: string };
+/** What a check walked: an operation of input-space.json and the values it took. */
+export interface WalkedRecord {
+  operation: string;
+  values: Record<string, string | number>;
+  check?: string;
+}
+
+/** A line of the raw log: a request sent (its body already redacted), an id the target assigned, or a walk. */
+type RawLine = { request: LoggedRequest } | { learned: string } | { walked: WalkedRecord };
 
 /** The worker's side: one open file, one write per line. */
 export class RequestLogWriter {
@@ -31,6 +47,10 @@ export class RequestLogWriter {
 
   request(entry: LoggedRequest): void {
     this.line({ request: entry });
+  }
+
+  walked(record: WalkedRecord): void {
+    this.line({ walked: record });
   }
 
   /** An id the target assigned (read from a creation's answer): replaced by `<idN>` in requests.json. */
@@ -83,7 +103,7 @@ export function normaliseRequestLog(text: string, run: RunValues): LoggedRequest
     }
     if ('learned' in parsed) {
       if (!labels.has(parsed.learned)) labels.set(parsed.learned, `<id${labels.size + 1}>`);
-    } else requests.push(parsed.request);
+    } else if ('request' in parsed) requests.push(parsed.request);
   }
   // One pattern for every id, longest first (so no id is cut by another it contains): one pass per text.
   const ids = [...labels.keys()].sort((a, b) => b.length - a.length);
@@ -97,7 +117,9 @@ export function normaliseRequestLog(text: string, run: RunValues): LoggedRequest
   const out: LoggedRequest[] = [];
   let previous = '';
   for (const r of requests) {
-    const entry = { method: r.method, path: normalise(r.path), ...(r.body !== undefined ? { body: normalise(r.body) } : {}) };
+    const entry: LoggedRequest = { method: r.method, path: normalise(r.path) };
+    for (const k of ['version', 'credential', 'contentType'] as const) if (r[k] !== undefined) entry[k] = r[k];
+    if (r.body !== undefined) entry.body = normalise(r.body);
     const key = JSON.stringify(entry);
     if (key !== previous) out.push(entry);
     previous = key;
@@ -105,10 +127,26 @@ export function normaliseRequestLog(text: string, run: RunValues): LoggedRequest
   return out;
 }
 
-/** The runner's side: requests.json from the raw log, written once; the raw log is then removed. */
+/** The walks of a raw log, each once, in a stable order (two runs of one seed compare equal). */
+export function walkedRecords(text: string): WalkedRecord[] {
+  const seen = new Map<string, WalkedRecord>();
+  for (const line of text.split('\n')) {
+    if (!line.includes('"walked"')) continue;
+    try {
+      const parsed = JSON.parse(line) as RawLine;
+      if ('walked' in parsed) seen.set(JSON.stringify(parsed.walked), parsed.walked);
+    } catch {
+      // A line cut short by an interruption.
+    }
+  }
+  return [...seen.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r);
+}
+
+/** The runner's side: requests.json and walked.json from the raw log, written once; the raw log is then removed. */
 export function writeRequestLog(dir: string, run: RunValues): void {
   const raw = join(dir, REQUEST_LOG_FILE);
   const text = existsSync(raw) ? readFileSync(raw, 'utf8') : '';
   writeFileSync(join(dir, 'requests.json'), JSON.stringify(normaliseRequestLog(text, run), null, 1) + '\n');
+  writeFileSync(join(dir, WALKED_FILE), JSON.stringify(walkedRecords(text), null, 1) + '\n');
   rmSync(raw, { force: true });
 }

@@ -1,11 +1,12 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { EXIT } from '../cli-errors.ts';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { EXIT, readJsonFile, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
 import { packageRoot } from '../paths.ts';
 import { loadRequirements, type Requirement } from '../report/results.ts';
 
 const HELP = `usage: dss-conformance coverage [--json] [-h]
+       dss-conformance coverage --input-space [REPORTS-DIR] [--profile FILE] [--json]
 
 Lists every requirement of the catalogue (specs/requirements.json) with its level, the spec file
 whose checks are titled with its ID, the number of such checks, the cases of its coverage phase,
@@ -13,8 +14,18 @@ and the reference faults that prove them; then the benign variants every check m
 Requirements without a check, or proven by one fault only, are listed at the end. The area (the
 spec file's name) and the level are what 'run --only' and 'run --exclude' select by, besides IDs.
 
-  --json       the list as JSON
-  -h, --help   this text`;
+With --input-space: how much of the input space (schemas/input-space.json) the run whose reports
+are in REPORTS-DIR (default reports/) walked: per operation, each dimension's values and each
+listed pair of values, sent or not, read from the run's requests.json (classified per dimension)
+and walked.json (what the checks recorded); a figure per operation and in total, every gap named.
+A connection's kind is read from its type with the profile's kinds (the built-in reference
+profile when the run used it, else --profile), or from its configuration's fields.
+Exit 0; 2 when REPORTS-DIR holds no run (no requests.json).
+
+  --input-space    the input-space coverage of a run
+  --profile FILE   the profile the run used ('reference' for the built-in one)
+  --json           the list as JSON
+  -h, --help       this text`;
 
 export interface Coverage {
   requirement: Requirement;
@@ -43,11 +54,16 @@ export async function coverage(): Promise<Coverage[]> {
 }
 
 export async function coverageCommand(argv: string[]): Promise<number> {
-  const { values } = parseFlags('coverage', argv, { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const);
+  const { values, positionals } = parseFlags('coverage', argv, { json: { type: 'boolean' }, 'input-space': { type: 'boolean' }, profile: { type: 'string' }, help: { type: 'boolean', short: 'h' } } as const, { positionals: true });
   if (values.help) {
     process.stdout.write(HELP + '\n');
     return EXIT.ok;
   }
+  if (values['input-space']) {
+    if (positionals.length > 1) throw new UsageError(`coverage --input-space takes one reports folder, got ${positionals.length} (see 'dss-conformance coverage --help')`);
+    return inputSpaceCommand(positionals[0] ?? 'reports', values.profile, values.json ?? false);
+  }
+  if (positionals.length > 0 || values.profile !== undefined) throw new UsageError(`coverage: a reports folder and --profile go with --input-space (see 'dss-conformance coverage --help')`);
   const rows = await coverage();
   if (values.json) {
     const { variantCatalogue } = await import('../reference/faults.ts');
@@ -71,4 +87,37 @@ export async function coverageCommand(argv: string[]): Promise<number> {
   );
   process.stdout.write(lines.join('\n') + '\n');
   return EXIT.ok;
+}
+
+async function inputSpaceCommand(dir: string, profileFlag: string | undefined, json: boolean): Promise<number> {
+  const { classifyRequests } = await import('../report/input-space-classify.ts');
+  const { inputSpaceCoverage, renderInputSpaceCoverage } = await import('../report/input-space-coverage.ts');
+  const { WALKED_FILE } = await import('../report/request-log.ts');
+  const reports = resolve(dir);
+  const requestsFile = join(reports, 'requests.json');
+  if (!existsSync(requestsFile)) throw new UsageError(`coverage --input-space: ${dir} holds no run (no requests.json; run 'dss-conformance run --reports ${dir}' first)`);
+  const requests = readJsonFile(requestsFile, `coverage --input-space: ${dir}/requests.json`);
+  if (!Array.isArray(requests)) throw new UsageError(`coverage --input-space: ${dir}/requests.json is not a list of requests`);
+  const walkedFile = join(reports, WALKED_FILE);
+  const walked = existsSync(walkedFile) ? readJsonFile(walkedFile, `coverage --input-space: ${dir}/${WALKED_FILE}`) : [];
+  if (!Array.isArray(walked)) throw new UsageError(`coverage --input-space: ${dir}/${WALKED_FILE} is not a list of records`);
+  const kindTypes = await profileKindTypes(reports, profileFlag);
+  const observations = [...classifyRequests(requests as never, { kindTypes }), ...(walked as Array<{ operation: string; values: Record<string, string | number> }>).map((w) => ({ operation: w.operation, values: w.values }))];
+  const result = inputSpaceCoverage(observations);
+  process.stdout.write(json ? JSON.stringify(result, null, 2) + '\n' : renderInputSpaceCoverage(result));
+  return EXIT.ok;
+}
+
+/** The profile's connection type identifiers by kind: --profile's, or the reference's when the run used it. */
+async function profileKindTypes(reports: string, flag: string | undefined): Promise<Record<string, string> | undefined> {
+  const { loadProfile, loadReferenceProfile } = await import('../profile/profile.ts');
+  let name = flag;
+  if (name === undefined) {
+    const results = join(reports, 'results.json');
+    const label = existsSync(results) ? (readJsonFile(results, 'results.json') as { profile?: unknown }).profile : undefined;
+    if (typeof label === 'string' && label.startsWith('reference')) name = 'reference';
+  }
+  if (name === undefined) return undefined;
+  const profile = name === 'reference' ? loadReferenceProfile() : loadProfile(name).profile;
+  return Object.fromEntries(Object.entries(profile.kinds ?? {}).flatMap(([kind, k]) => (k?.type ? [[kind, k.type]] : [])));
 }

@@ -21,7 +21,7 @@ import { preflight } from './preflight.ts';
 import { onlyPattern, runSuite, specFileCount } from './run-suite.ts';
 import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
-import { REQUEST_LOG_FILE, writeRequestLog } from '../report/request-log.ts';
+import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
@@ -54,8 +54,10 @@ report is rendered from them), results.json (every result, the verdict, the repl
 (JUnit, one testcase per check), report.html (one self-contained page: verdict, score, evidence,
 deliveries, baseline), summary.md (verdict, counts per level, failures with replay lines; appended to
 $GITHUB_STEP_SUMMARY when set, and ::error annotations printed when GITHUB_ACTIONS=true),
-requests.json (every request sent, comparable between runs of one seed), deliveries.json (every
-request the webhook receiver got, when webhook checks ran).
+requests.json (every request sent, with its version, credential class and content type, comparable
+between runs of one seed), walked.json (the input-space values the checks walked that requests do
+not show; both read by 'coverage --input-space'), deliveries.json (every request the webhook
+receiver got, when webhook checks ran).
 
 verdict: CONFORMANT (every MUST and INFERRED requirement passed, every PROFILE one passed or is declared
 unsupported by the profile), NOT CONFORMANT (a failure), INCOMPLETE (no failure, but a required
@@ -77,7 +79,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {

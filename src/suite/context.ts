@@ -9,6 +9,7 @@ import { checkSeed, type RunSettings } from '../runner/settings.ts';
 import { fillPlaceholders, namesSourceDb, type TemplateValue } from '../profile/template.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { RequestLogWriter } from '../report/request-log.ts';
+import { credentialClass } from '../report/credential-class.ts';
 
 // Shared by every spec file of a run. The runner uses one worker without isolation, so the
 // memoised fixtures below are created once per run and reused across files.
@@ -46,6 +47,12 @@ export function learnId(id: string): void {
   log().learned(id);
 }
 
+/** What a check walked of the input space (src/suite/input-space-record.ts): to walked.json, with the check's name. */
+export function logWalked(operation: string, values: Record<string, string | number>): void {
+  const check = TestRunner.getCurrentTest()?.name;
+  log().walked({ operation, values, ...(check ? { check } : {}) });
+}
+
 let client: ApiClient | undefined;
 /** The run's client; every request carries the run's X-Service-Version (--api-version) unless told otherwise. */
 export function api(): ApiClient {
@@ -64,7 +71,15 @@ export function api(): ApiClient {
     redactor: redactor(),
     onExchange: (e) => {
       const url = new URL(e.request.url);
-      log().request({ method: e.request.method, path: url.pathname + url.search, ...(e.request.body !== undefined ? { body: redactor().text(e.request.body) } : {}) });
+      const h = e.request.headers;
+      log().request({
+        method: e.request.method,
+        path: url.pathname + url.search,
+        version: h['x-service-version'] ?? '<absent>',
+        credential: credentialClass(h.authorization, { apiKey: s.apiKey, orgKey: s.orgKey, basic: s.profile.auth?.basic }),
+        ...(h['content-type'] !== undefined ? { contentType: h['content-type'] } : {}),
+        ...(e.request.body !== undefined ? { body: redactor().text(e.request.body) } : {}),
+      });
       if (e.response && e.response.status >= 400) keepErrorAnswer(e.request.method, url.pathname + url.search, e.response);
     },
   });
