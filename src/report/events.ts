@@ -17,6 +17,8 @@ export interface DeclaredCapabilities {
   versions?: { default?: string; supported?: string[] } | undefined;
   schemaCache?: { observable?: boolean; timeoutMs?: number } | undefined;
   errorHandling?: { read: boolean; bulkWrite: boolean; putNull?: string } | undefined;
+  /** The built-in adapter's words for a run's end (adapter.declarative.statuses): WH-020/021 need a word the profile maps to failed. */
+  runEnds?: { completed: string[]; failed: string[] } | undefined;
   /** PROFILE requirements declared unsupported, with the reason. */
   unsupported: Record<string, string>;
 }

@@ -20,12 +20,14 @@ export function kitVersion(): string {
 /** The profile's declarations, without any configuration value (those hold credentials). */
 export function declaredCapabilities(profile: Profile): DeclaredCapabilities {
   const eh = profile.errorHandling;
+  const statuses = profile.adapter?.declarative?.statuses;
   return {
     name: profile.name,
     kinds: Object.fromEntries(Object.entries(profile.kinds ?? {}).map(([kind, k]) => [kind, k?.type ?? '?'])),
     versions: profile.versions ? { ...(profile.versions.default ? { default: profile.versions.default } : {}), ...(profile.versions.supported ? { supported: profile.versions.supported } : {}) } : undefined,
     schemaCache: profile.schemaCache ? { ...(profile.schemaCache.observable !== undefined ? { observable: profile.schemaCache.observable } : {}), ...(profile.schemaCache.timeoutMs !== undefined ? { timeoutMs: profile.schemaCache.timeoutMs } : {}) } : undefined,
     errorHandling: eh ? { read: eh.read !== undefined, bulkWrite: eh.bulkWrite !== undefined, ...(eh.putNull ? { putNull: eh.putNull } : {}) } : undefined,
+    ...(statuses ? { runEnds: { completed: [...statuses.completed], failed: [...statuses.failed] } } : {}),
     unsupported: { ...(profile.unsupported ?? {}) },
   };
 }

@@ -145,4 +145,19 @@ export const deliveryDataFaults: Fault[] = [
     description: "With full sync on, a sync's first two runs deliver every row; from its third run on only differences.",
     apply: ({ config }) => wrapStep(config.delivery, 'deliveryMode', (mode) => (sync, run) => (mode(sync, run) === 'all' && run.ordinal > 2 ? 'changes' : mode(sync, run))),
   },
+  {
+    name: 'full-sync-drops-last-of-many',
+    breaks: ['WH-018'],
+    description: "With full sync on, a run of 3 or more batches never sends its last one (it is marked delivered and not logged); a run of one or two batches is whole.",
+    apply: ({ config }) => {
+      const dropped = new WeakSet<object>();
+      editHeadersOf(config.delivery, (headers, { sync, run, index, last }) => {
+        if (last && index >= 3 && config.delivery.deliveryMode(sync, run) === 'all') dropped.add(headers);
+      });
+      wrapStep(config.delivery, 'sendBatch', (send) => async (request, transport) => (dropped.has(request.headers) ? { status: 200, body: '' } : send(request, transport)));
+      wrapStep(config.delivery, 'capture', (capture) => (log, exchange) => {
+        if (!dropped.has(exchange.request.headers)) capture(log, exchange);
+      });
+    },
+  },
 ];
