@@ -111,6 +111,15 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(idsOf((await s.run()).deliveries)).toHaveLength(3);
     expect((await s.run()).deliveries).toEqual([]);
   },
+  'full-sync-drops-last-of-many': async (ref) => {
+    const full = await setup(ref, rows(5), { sync_all_records: true, configuration: { batch_size: 2 } });
+    const three = await full.run();
+    expect(three.run.status).toBe('completed');
+    expect(idsOf(three.deliveries)).toHaveLength(4);
+    expect(three.run.requests).toHaveLength(2);
+    expect(idsOf((await (await setup(ref, rows(4), { sync_all_records: true, configuration: { batch_size: 2 } })).run()).deliveries)).toHaveLength(4);
+    expect(idsOf((await (await setup(ref, rows(5), { configuration: { batch_size: 2 } })).run()).deliveries)).toHaveLength(5);
+  },
 };
 
 describe('delivery data faults', () => {
