@@ -2,11 +2,9 @@ import { afterAll, type TestContext } from 'vitest';
 import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
 import { validate } from '../src/schemas.ts';
 import { need, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
-import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingProblem, failingScenarios, SLOW_PLAN, timestampProblems, type Observation } from '../src/suite/webhook-answers.ts';
+import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
-import { reread, runOnce, scenario, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
-import { walked } from '../src/suite/input-space-record.ts';
-import type { RunOutcome } from '../src/adapters/types.ts';
+import { scenario, walkedBatches, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, FIELDS, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
@@ -307,14 +305,6 @@ const fullSync = () => scenario('full-sync', { rows: 8, sync: { syncAllRecords: 
 /** Skip backfill in batches of 3: run 1 sends nothing, run 2 after 2 added rows one batch, run 3 after 7 three. */
 const skipBackfill = () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true, batchSize: 3 }, later: [{ add: 2 }, { add: 7 }] });
 
-/** Records the mode and the batches a run sent (1, or 3 and more), where it sent one of those. */
-function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfill', runs: readonly Scenario['runs'][number][]): void {
-  for (const r of runs) {
-    const n = r.deliveries.length;
-    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', observation: 'right away' });
-  }
-}
-
 check('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
   const s = await given(t, main);
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
@@ -368,27 +358,13 @@ check('WH-019 with skip backfill on, the first run delivers no existing row, a l
   }
 });
 
-/**
- * Every failing case of one requirement, the runs side by side; each must be recorded as failed
- * (a word the profile maps to failed) when read right away; one case of each failing batch read
- * again later (after the other cases' runs and reads), and the first read after another run of
- * its sync that the receiver answered 200. What it was must not change.
- */
+/** Every failing case of one requirement, its runs read right away, again later and after another write (webhook-answers.ts). */
 async function answersFailRun(t: TestContext, id: string, statuses: readonly number[]): Promise<void> {
   const results = await need(t, 'syncs delivering to receivers that fail', () => failingScenarios(failingCases(statuses)));
   if (results[0]!.s.runs[0]!.deliveries.length === 0) fail(`the first run (${results[0]!.s.runs[0]!.outcome.status}) delivered nothing to the receiver`);
-  const reads: Array<{ r: (typeof results)[number]; outcome: RunOutcome; observation: Observation }> = results.map((r) => ({ r, outcome: r.s.runs[0]!.outcome, observation: 'right away' }));
-  // One case of each batches × failing batch pair is read again (failingCases puts them first).
-  for (const r of results.slice(0, 4)) reads.push({ r, outcome: await reread(r.s, r.s.runs[0]!), observation: 'again later' });
-  const written = results[0]!;
-  written.s.channel.script([], 200);
-  await runOnce(written.s);
-  reads.push({ r: written, outcome: await reread(written.s, written.s.runs[0]!), observation: 'after another write' });
-  const judged = reads.map((x) => ({ ...x, ...failingProblem(id, x.r, x.outcome, x.observation) }));
-  for (const j of judged) if (j.judged) walked('sync.records delivery', { 'sync-mode': 'differential', batches: j.r.c.batches, 'failing-batch': j.r.c.at, observation: j.observation });
-  const changed = judged.filter((j) => j.observation !== 'right away' && j.outcome.status !== j.r.s.runs[0]!.outcome.status && !j.problem);
-  const problems = [...judged.filter((j) => j.problem).map((j) => j.problem!), ...changed.map((j) => `${id} ${j.r.c.status} on the ${j.r.c.at} of ${j.r.c.batches} batches: read right away the run was ${JSON.stringify(j.r.s.runs[0]!.outcome.status)}, read ${j.observation} ${JSON.stringify(j.outcome.status)}`)];
-  if (problems.length > 0) fail(`${problems.length} of ${judged.filter((j) => j.judged).length} reads: ${problems.slice(0, 4).join('; ')}`, [...new Set(judged.filter((j) => j.problem).map((j) => j.r))].flatMap((r) => r.s.runs[0]!.deliveries.slice(-1)));
+  const judged = await readFailingRuns(id, results);
+  const bad = judged.filter((j) => j.problem);
+  if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.s.runs[0]!.deliveries.slice(-1)));
   if (!judged.some((j) => j.judged)) throw new Unjudgeable(`the receiver never got to answer ${statuses.join(', ')}: no run made a delivery`);
   const first = judged.filter((j) => j.observation === 'right away');
   await note(t, `runs ended ${endsSeen(first.map((j) => ({ c: j.r.c, ...(j.seen ? { seen: j.seen } : {}) })))}; four read again later, the first also after another run of its sync`);

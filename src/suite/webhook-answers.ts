@@ -1,7 +1,8 @@
 import { runEnd, type RunOutcome } from '../adapters/types.ts';
 import type { Delivery } from '../receiver/index.ts';
 import { settings } from './context.ts';
-import { begin, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+import { begin, reread, runOnce, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+import { walked } from './input-space-record.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -82,6 +83,41 @@ export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenar
   const errors = outcome.recordErrors ? `with ${outcome.recordErrors} record errors` : 'with no record error';
   const first = observation === 'right away' ? '' : `; read right away it was ${JSON.stringify(run.outcome.status)}`;
   return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches}: read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
+}
+
+export interface FailingRead {
+  r: { c: FailingCase; s: Scenario };
+  outcome: RunOutcome;
+  observation: Observation;
+  judged: boolean;
+  problem?: string;
+  seen?: string;
+}
+
+/**
+ * The failing cases' runs read right away (as their runs ended), one case of each failing batch
+ * read again later (after the other cases' runs and reads; failingCases puts them first), and the
+ * first case read after another run of its sync that the receiver answers 200. Each read must
+ * show the run recorded as failed, and what it was must not change ("recorded": a state that lasts).
+ */
+export async function readFailingRuns(id: string, results: ReadonlyArray<{ c: FailingCase; s: Scenario }>): Promise<FailingRead[]> {
+  const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.s.runs[0]!.outcome, observation: 'right away' }));
+  for (const r of results.slice(0, 4)) reads.push({ r, outcome: await reread(r.s, r.s.runs[0]!), observation: 'again later' });
+  const written = results[0]!;
+  written.s.channel.script([], 200);
+  await runOnce(written.s);
+  reads.push({ r: written, outcome: await reread(written.s, written.s.runs[0]!), observation: 'after another write' });
+  const judged = reads.map((x): FailingRead => {
+    const j = { ...x, ...failingProblem(id, x.r, x.outcome, x.observation) };
+    const before = x.r.s.runs[0]!.outcome.status;
+    if (j.judged && !j.problem && x.outcome.status !== before) j.problem = `${id} ${x.r.c.status} on the ${x.r.c.at} of ${x.r.c.batches} batches: read right away the run was ${JSON.stringify(before)}, read ${x.observation} ${JSON.stringify(x.outcome.status)}`;
+    return j;
+  });
+  // A run's only batch is its first and its last; no run of one batch has a middle one.
+  for (const j of judged.filter((x) => x.judged)) {
+    for (const at of j.r.c.batches === 1 ? (['first', 'last'] as const) : [j.r.c.at]) walked('sync.records delivery', { 'sync-mode': 'differential', batches: j.r.c.batches, 'failing-batch': at, observation: j.observation });
+  }
+  return judged;
 }
 
 /** How the judged runs ended: `failed: 7 (400 on the first of 3; 400, 401 on the middle of 3)`. */

@@ -11,6 +11,7 @@ import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unme
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { openSource, unmet, type FedSource } from './webhook-source.ts';
 import { announceDelivery, waitingFor } from './progress.ts';
+import { walked } from './input-space-record.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -197,6 +198,14 @@ export async function reread(s: Scenario, r: RunEvidence): Promise<RunOutcome> {
   const ad = await adapter();
   const timeoutMs = runTimeoutMs();
   return waitingFor(`the target's sync run ${r.runId} to be read again`, timeoutMs, () => ad.waitForRun(s.sync.id, r.runId, timeoutMs)).catch(unmet('read a run again'));
+}
+
+/** Records a sync's mode and the batches each of its runs sent (1, or 3 and more) where it sent one of those. */
+export function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfill', runs: readonly RunEvidence[]): void {
+  for (const r of runs) {
+    const n = r.deliveries.length;
+    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', observation: 'right away' });
+  }
 }
 
 /** One more run of a scenario's sync, left out of its runs (the checks that share the scenario see none of it). */
