@@ -19,6 +19,8 @@ export interface DeclaredCapabilities {
   errorHandling?: { read: boolean; bulkWrite: boolean; putNull?: string } | undefined;
   /** The service's product name its deliveries' User-Agent must start with (WH-009). */
   productName?: string | undefined;
+  /** The built-in adapter's words for a run's end (adapter.declarative.statuses): WH-020/021 need a word the profile maps to failed. */
+  runEnds?: { completed: string[]; failed: string[] } | undefined;
   /** PROFILE requirements declared unsupported, with the reason. */
   unsupported: Record<string, string>;
 }

@@ -109,6 +109,8 @@ function capabilities({ capabilities: c }: FoldedRun): string {
     ['Schema cache', c.schemaCache ? `${c.schemaCache.observable ? 'observable' : 'not declared observable'}; bound ${Math.round((c.schemaCache.timeoutMs ?? 30_000) / 1000)} s` : 'not declared (bound 30 s)'],
     ['Error-handling read / bulk write', c.errorHandling ? `${c.errorHandling.read ? 'read declared' : 'no read'}; ${c.errorHandling.bulkWrite ? 'bulk write declared' : 'no bulk write'}${c.errorHandling.putNull ? `; PUT null: ${c.errorHandling.putNull}` : ''}` : 'not declared'],
     ['Webhook product name', c.productName ?? 'not declared (WH-009 accepts any product and release label)'],
+    // WH-020/021 count only a run that ends in a word mapped to failed.
+    ['Run ends (completed / failed)', c.runEnds ? `${c.runEnds.completed.join(', ')} / ${c.runEnds.failed.join(', ')}` : "not declared (the adapter's own reading)"],
   ];
   const unsupported = Object.entries(c.unsupported);
   const list = unsupported.length ? `<ul class="plain">${unsupported.map(([id, why]) => `<li><b>${esc(id)}</b>: ${esc(why)}</li>`).join('')}</ul>` : 'none';

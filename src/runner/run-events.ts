@@ -20,6 +20,7 @@ export function kitVersion(): string {
 /** The profile's declarations, without any configuration value (those hold credentials). */
 export function declaredCapabilities(profile: Profile): DeclaredCapabilities {
   const eh = profile.errorHandling;
+  const statuses = profile.adapter?.declarative?.statuses;
   return {
     name: profile.name,
     kinds: Object.fromEntries(Object.entries(profile.kinds ?? {}).map(([kind, k]) => [kind, k?.type ?? '?'])),
@@ -27,6 +28,7 @@ export function declaredCapabilities(profile: Profile): DeclaredCapabilities {
     schemaCache: profile.schemaCache ? { ...(profile.schemaCache.observable !== undefined ? { observable: profile.schemaCache.observable } : {}), ...(profile.schemaCache.timeoutMs !== undefined ? { timeoutMs: profile.schemaCache.timeoutMs } : {}) } : undefined,
     errorHandling: eh ? { read: eh.read !== undefined, bulkWrite: eh.bulkWrite !== undefined, ...(eh.putNull ? { putNull: eh.putNull } : {}) } : undefined,
     ...(profile.webhooks?.productName ? { productName: profile.webhooks.productName } : {}),
+    ...(statuses ? { runEnds: { completed: [...statuses.completed], failed: [...statuses.failed] } } : {}),
     unsupported: { ...(profile.unsupported ?? {}) },
   };
 }

@@ -1,7 +1,8 @@
-import { runEnd, type RunEnd } from '../adapters/types.ts';
+import { runEnd, type RunOutcome } from '../adapters/types.ts';
 import type { Delivery } from '../receiver/index.ts';
 import { settings } from './context.ts';
-import { begin, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+import { begin, reread, runOnce, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+import { walked } from './input-space-record.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -10,29 +11,44 @@ import { begin, scenario, type RunEvidence, type Scenario, type ScenarioPlan } f
 export const FAILING_4XX = [400, 401, 404, 410, 413, 429] as const;
 export const FAILING_5XX = [500, 502, 503] as const;
 
-/** Rows and batch size of a failing-receiver scenario: three batches. */
+/** Rows of a failing-receiver scenario: three batches of 2, 2 and 1, or one batch. */
 const ROWS = 5;
-const BATCH = 2;
+const BATCH_SIZE = { 1: 10, 3: 2 } as const;
+
+export type FailingBatch = 'first' | 'middle' | 'last';
 
 export interface FailingCase {
   status: number;
-  /** The first batch answered with the status (1), or the first answered 200 and every later one with it (2). */
-  from: 1 | 2;
+  /** The batch first answered with the status; the batches before it are answered 200. */
+  at: FailingBatch;
+  /** Batches the run would send: 1 (the first is the last) or 3. */
+  batches: 1 | 3;
 }
 
-export const failingLabel = (c: FailingCase): string => `answer-${c.status}-batch-${c.from}`;
+export const failingLabel = (c: FailingCase): string => `answer-${c.status}-${c.at}-of-${c.batches}`;
+
+const ANSWERED_BEFORE: Record<FailingBatch, number> = { first: 0, middle: 1, last: 2 };
 
 /**
- * The receiver answers `status` from batch `from` on, to every request after that, so a target
+ * The receiver answers `status` from batch `at` on, to every request after that, so a target
  * that retries (Spec › Events › Emission 5: not shown) sees the failure again on every attempt.
  */
 export function failingPlan(c: FailingCase): ScenarioPlan {
-  return { rows: ROWS, sharedSource: 'failing-receiver', sync: { batchSize: BATCH }, script: c.from === 1 ? [] : [200], then: c.status };
+  return { rows: ROWS, sharedSource: 'failing-receiver', sync: { batchSize: BATCH_SIZE[c.batches] }, script: Array(ANSWERED_BEFORE[c.at]).fill(200), then: c.status };
 }
 
-/** Each status from batch 2, and the first status of the list from batch 1 too. */
+/**
+ * Every status on the middle batch; the first status on the first batch, the second on the last
+ * and the last on a run of one batch: batches × failing batch (1 × first, 3 × first, middle and
+ * last), each pair enumerated by hand (no all-pairs generator on this branch yet).
+ */
 export function failingCases(statuses: readonly number[]): FailingCase[] {
-  return [{ status: statuses[0]!, from: 1 }, ...statuses.map((status) => ({ status, from: 2 as const }))];
+  return [
+    { status: statuses[0]!, at: 'first', batches: 3 },
+    { status: statuses[1]!, at: 'last', batches: 3 },
+    { status: statuses.at(-1)!, at: 'first', batches: 1 },
+    ...statuses.map((status) => ({ status, at: 'middle' as const, batches: 3 as const })),
+  ];
 }
 
 /**
@@ -46,30 +62,73 @@ export async function failingScenarios(cases: readonly FailingCase[]): Promise<A
   return out;
 }
 
+/** When a run's end was read (schemas/input-space.json › observation). */
+export type Observation = 'right away' | 'again later' | 'after another write';
+
 /**
- * The problem of one case: the run must appear failed, which a run that ended failed does, and
- * one that completed with record errors too (the real service's way to say that records were
- * not delivered; README › Interpretations). A case whose failing answer was never given (the
- * target sent everything in one batch) is not judged here: `judged` says so. `seen` is how the
- * run ended, for the report.
+ * The problem of one case as read at `observation`: the run must be recorded as failed (Errors ›
+ * Specific cases 2), that is end in a word the profile maps to failed; a run that completed, with
+ * record errors or without, was not (README › Interpretations). A case whose failing answer was
+ * never given (the target sent everything in one batch) is not judged: `judged` says so. `seen`
+ * is how the run ended, for the report.
  */
-export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenario }): { judged: boolean; problem?: string; seen?: RunEnd } {
+export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenario }, outcome: RunOutcome = s.runs[0]!.outcome, observation: Observation = 'right away'): { judged: boolean; problem?: string; seen?: string } {
   const run = s.runs[0]!;
   const failedAt = run.deliveries.findIndex((d) => d.response.status === c.status);
   if (failedAt === -1) return { judged: false };
-  const seen = runEnd(run.outcome);
-  if (seen !== 'completed') return { judged: true, seen };
-  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1}: run ended ${run.outcome.status}, with no record error` };
+  const end = runEnd(outcome);
+  // The target's own word beside the suite's reading, so a word mapped to failed shows in the note.
+  const seen = outcome.status === end ? end : `${end} (${JSON.stringify(outcome.status)})`;
+  if (outcome.failed) return { judged: true, seen };
+  const errors = outcome.recordErrors ? `with ${outcome.recordErrors} record errors` : 'with no record error';
+  const first = observation === 'right away' ? '' : `; read right away it was ${JSON.stringify(run.outcome.status)}`;
+  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches}: read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
 }
 
-/** How the judged runs ended: `failed: 7 (400 on batch 1; 400, 401 on batch 2)`. */
-export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: RunEnd }>): string {
-  const byEnd = new Map<RunEnd, FailingCase[]>();
+export interface FailingRead {
+  r: { c: FailingCase; s: Scenario };
+  outcome: RunOutcome;
+  observation: Observation;
+  judged: boolean;
+  problem?: string;
+  seen?: string;
+}
+
+/**
+ * The failing cases' runs read right away (as their runs ended), one case of each failing batch
+ * read again later (after the other cases' runs and reads; failingCases puts them first), and the
+ * first case read after another run of its sync that the receiver answers 200. Each read must
+ * show the run recorded as failed, and what it was must not change ("recorded": a state that lasts).
+ */
+export async function readFailingRuns(id: string, results: ReadonlyArray<{ c: FailingCase; s: Scenario }>): Promise<FailingRead[]> {
+  const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.s.runs[0]!.outcome, observation: 'right away' }));
+  for (const r of results.slice(0, 4)) reads.push({ r, outcome: await reread(r.s, r.s.runs[0]!), observation: 'again later' });
+  const written = results[0]!;
+  written.s.channel.script([], 200);
+  await runOnce(written.s);
+  reads.push({ r: written, outcome: await reread(written.s, written.s.runs[0]!), observation: 'after another write' });
+  const judged = reads.map((x): FailingRead => {
+    const j = { ...x, ...failingProblem(id, x.r, x.outcome, x.observation) };
+    const before = x.r.s.runs[0]!.outcome.status;
+    if (j.judged && !j.problem && x.outcome.status !== before) j.problem = `${id} ${x.r.c.status} on the ${x.r.c.at} of ${x.r.c.batches} batches: read right away the run was ${JSON.stringify(before)}, read ${x.observation} ${JSON.stringify(x.outcome.status)}`;
+    return j;
+  });
+  // A run's only batch is its first and its last; no run of one batch has a middle one.
+  for (const j of judged.filter((x) => x.judged)) {
+    for (const at of j.r.c.batches === 1 ? (['first', 'last'] as const) : [j.r.c.at]) walked('sync.records delivery', { 'sync-mode': 'differential', batches: j.r.c.batches, 'failing-batch': at, observation: j.observation });
+  }
+  return judged;
+}
+
+/** How the judged runs ended: `failed: 7 (400 on the first of 3; 400, 401 on the middle of 3)`. */
+export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: string }>): string {
+  const byEnd = new Map<string, FailingCase[]>();
   for (const j of judged) if (j.seen) byEnd.set(j.seen, [...(byEnd.get(j.seen) ?? []), j.c]);
   return [...byEnd]
     .map(([end, cases]) => {
-      const at = ([1, 2] as const).map((from) => [from, cases.filter((c) => c.from === from).map((c) => c.status)] as const).filter(([, s]) => s.length > 0);
-      return `${end}: ${cases.length} (${at.map(([from, statuses]) => `${statuses.join(', ')} on batch ${from}`).join('; ')})`;
+      const at = new Map<string, number[]>();
+      for (const c of cases) at.set(`the ${c.at} of ${c.batches}`, [...(at.get(`the ${c.at} of ${c.batches}`) ?? []), c.status]);
+      return `${end}: ${cases.length} (${[...at].map(([where, statuses]) => `${statuses.join(', ')} on ${where}`).join('; ')})`;
     })
     .join('; ');
 }

@@ -14,6 +14,7 @@ import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { openSource, unmet, type FedSource } from './webhook-source.ts';
 import { announceDelivery, waitingFor } from './progress.ts';
 import { classedName, nameClass } from './webhook-names.ts';
+import { walked } from './input-space-record.ts';
 
 // The webhook checks share a few scenarios (a sync, its source rows, its runs and what the receiver
 // got), each set up once per run: a scenario is evidence that several requirements judge.
@@ -70,6 +71,8 @@ export function generateRows(label: string, count: number, offset = 0): Row[] {
 }
 
 export interface RunEvidence {
+  /** The target's id of the run, to read its outcome again. */
+  runId: string;
   outcome: RunOutcome;
   deliveries: Delivery[];
   /** The source rows as they were when the run started (later steps change them). */
@@ -203,13 +206,33 @@ async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
     finish: async () => {
       const timeoutMs = runTimeoutMs();
       const outcome = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
-      return { outcome, deliveries: s.channel.deliveries().slice(before), rows };
+      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows };
     },
   };
 }
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   return (await startRun(ad, s)).finish();
+}
+
+/** A finished run's outcome read again (the adapter's wait reads an ended run once). */
+export async function reread(s: Scenario, r: RunEvidence): Promise<RunOutcome> {
+  const ad = await adapter();
+  const timeoutMs = runTimeoutMs();
+  return waitingFor(`the target's sync run ${r.runId} to be read again`, timeoutMs, () => ad.waitForRun(s.sync.id, r.runId, timeoutMs)).catch(unmet('read a run again'));
+}
+
+/** Records a sync's mode and the batches each of its runs sent (1, or 3 and more) where it sent one of those. */
+export function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfill', runs: readonly RunEvidence[]): void {
+  for (const r of runs) {
+    const n = r.deliveries.length;
+    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', observation: 'right away' });
+  }
+}
+
+/** One more run of a scenario's sync, left out of its runs (the checks that share the scenario see none of it). */
+export async function runOnce(s: Scenario): Promise<RunEvidence> {
+  return run(await adapter(), s);
 }
 
 /** The channel each scenario's deliveries arrive on, by channel id: a delivery's record names its scenario. */

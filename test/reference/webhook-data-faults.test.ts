@@ -127,6 +127,25 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(idsOf((await s.run()).deliveries)).toHaveLength(3);
     expect((await s.run()).deliveries).toEqual([]);
   },
+  'full-sync-drops-last-of-many': async (ref) => {
+    const full = await setup(ref, rows(5), { sync_all_records: true, configuration: { batch_size: 2 } });
+    const three = await full.run();
+    expect(three.run.status).toBe('completed');
+    expect(idsOf(three.deliveries)).toHaveLength(4);
+    expect(three.run.requests).toHaveLength(2);
+    expect(idsOf((await (await setup(ref, rows(4), { sync_all_records: true, configuration: { batch_size: 2 } })).run()).deliveries)).toHaveLength(4);
+    expect(idsOf((await (await setup(ref, rows(5), { configuration: { batch_size: 2 } })).run()).deliveries)).toHaveLength(5);
+  },
+  'skip-backfill-later-runs-first-batch-only': async (ref) => {
+    const s = await setup(ref, rows(3), { skip_initial_backfill: true, configuration: { batch_size: 2 } });
+    expect((await s.run()).deliveries).toEqual([]);
+    await s.write(rows(5).slice(3));
+    expect(idsOf((await s.run()).deliveries)).toHaveLength(2);
+    await s.write(rows(10).slice(5));
+    const later = await s.run();
+    expect(idsOf(later.deliveries)).toHaveLength(2);
+    expect(later.run.requests).toHaveLength(1);
+  },
 };
 
 describe('delivery data faults', () => {

@@ -27,6 +27,22 @@ const stamp = (d: Delivery): number => Date.parse(d.headers['service-signature-t
 const statuses = (run: any): unknown[] => run.requests.map((e: any) => e.response?.status ?? e.response?.error ?? null);
 
 const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
+  'middle-batch-failure-completes': async (ref) => {
+    const middle = await runWith(ref, 5, 2, [200], 410);
+    expect(middle.deliveries.map((d) => d.response.status)).toEqual([200, 410]);
+    expect(middle.run).toMatchObject({ status: 'completed', errors: [] });
+    expect((await runWith(ref, 4, 2, [200], 410)).run.status).toBe('failed');
+    expect((await runWith(ref, 5, 2, [], 410)).run.status).toBe('failed');
+  },
+  'last-batch-failure-completes': async (ref) => {
+    expect((await runWith(ref, 5, 2, [200, 200], 503)).run.status).toBe('completed');
+    expect((await runWith(ref, 5, 2, [200], 503)).run.status).toBe('failed');
+    expect((await runWith(ref, 2, 2, [], 503)).run.status).toBe('failed');
+  },
+  'single-batch-failure-completes': async (ref) => {
+    expect((await runWith(ref, 2, 2, [], 429)).run.status).toBe('completed');
+    expect((await runWith(ref, 5, 2, [], 429)).run.status).toBe('failed');
+  },
   'later-batch-failure-ignored': async (ref) => {
     const later = await runWith(ref, 5, 2, [200], 410);
     expect(later.deliveries.map((d) => d.response.status)).toEqual([200, 410, 410]);

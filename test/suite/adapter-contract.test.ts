@@ -273,8 +273,11 @@ describe('against the reference and its run variants', () => {
   });
   afterAll(() => receiver.close());
 
-  /** One sync of 5 rows in batches of 2; the receiver answers `then` from batch 2; two runs. */
-  async function twoRuns(factory: AdapterFactory, variant: string, then: number) {
+  /**
+   * One sync of 5 rows in batches of 2; the receiver answers `then` from batch 2; two runs (the
+   * second answered 200 throughout with `recover`). `rereads` are the first run read again after the second.
+   */
+  async function twoRuns(factory: AdapterFactory, variant: string, then: number, recover = false) {
     const ref = await startReference({ faults: [variant] });
     try {
       const seen: Array<{ method: string; path: string; status: number; runStatus?: unknown }> = [];
@@ -295,11 +298,15 @@ describe('against the reference and its run variants', () => {
       await rows.writeRows(source.id, [1, 2, 3, 4, 5].map((i) => ({ id: `r${i}`, email: `${i}@example.com` })));
       const sync = await ad.createModelSync({ name: 'n', connectionId: connection.id, sourceId: source.id, key: 'id', batchSize: 2, fields: [{ source: 'id', target: 'id' }, { source: 'email', target: 'email' }] });
       const outcomes = [];
+      const ids: string[] = [];
       for (let i = 0; i < 2; i++) {
+        if (i === 1 && recover) channel.script([], 200);
         const r = await ad.startRun(sync.id);
+        ids.push(r.id);
         outcomes.push(await ad.waitForRun(sync.id, r.id, 5000));
       }
-      return { outcomes, seen };
+      const rereads = [await ad.waitForRun(sync.id, ids[0]!, 5000)];
+      return { outcomes, seen, rereads };
     } finally {
       await ref.close();
     }
@@ -326,14 +333,33 @@ describe('against the reference and its run variants', () => {
   });
 
   test('every fault of runFaults (benign-runs.ts) has a probe here', () => {
-    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed']);
+    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed', 'runs-record-errors', 'failed-run-reads-completed-later', 'failed-run-completed-by-next-run']);
   });
 
-  test.each(ADAPTERS)('%s: runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {
+  test.each(ADAPTERS)('%s: the fault runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {
     const { outcomes } = await twoRuns(factory, 'runs-record-errors', 410);
     expect(outcomes[0]).toMatchObject({ status: 'completed', failed: false });
     expect(outcomes[0]!.recordErrors).toBeGreaterThan(0);
     expect(runEnd(outcomes[0]!)).toBe('completed with record errors');
+  });
+
+  test.each(ADAPTERS)('%s: the fault failed-run-reads-completed-later answers a failed run completed when it is read again', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'failed-run-reads-completed-later', 410);
+    expect(outcomes.map(runEnd)).toEqual(['failed', 'failed']);
+    expect(rereads[0]).toMatchObject({ status: 'completed', failed: false, recordErrors: 0 });
+  });
+
+  test.each(ADAPTERS)('%s: the fault failed-run-completed-by-next-run answers a failed run completed once a later run completed', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'failed-run-completed-by-next-run', 410, true);
+    expect(outcomes.map(runEnd)).toEqual(['failed', 'completed']);
+    expect(rereads[0]).toMatchObject({ status: 'completed', failed: false });
+  });
+
+  test.each(ADAPTERS)('%s: runs-completed-with-errors ends a run whose receiver failed in a word the profile maps to failed', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'runs-completed-with-errors', 410);
+    expect(outcomes[0]).toMatchObject({ status: 'completed_with_errors', failed: true });
+    expect(outcomes[0]!.recordErrors).toBeGreaterThan(0);
+    expect(rereads[0]).toMatchObject({ status: 'completed_with_errors', failed: true });
   });
 });
 

@@ -170,4 +170,28 @@ export const deliveryDataFaults: Fault[] = [
     description: "With full sync on, a sync's first two runs deliver every row; from its third run on only differences.",
     apply: ({ config }) => wrapStep(config.delivery, 'deliveryMode', (mode) => (sync, run) => (mode(sync, run) === 'all' && run.ordinal > 2 ? 'changes' : mode(sync, run))),
   },
+  {
+    name: 'full-sync-drops-last-of-many',
+    breaks: ['WH-018'],
+    description: "With full sync on, a run of 3 or more batches never sends its last one (it is marked delivered and not logged); a run of one or two batches is whole.",
+    apply: ({ config }) => dropBatches(config.delivery, ({ sync, run, index, last }) => last && index >= 3 && config.delivery.deliveryMode(sync, run) === 'all'),
+  },
+  {
+    name: 'skip-backfill-later-runs-first-batch-only',
+    breaks: ['WH-019'],
+    description: 'With skip backfill on, a later run sends only its first batch; the others are marked delivered and not logged (a later run of one batch is whole).',
+    apply: ({ config }) => dropBatches(config.delivery, ({ sync, run, index }) => sync.skip_initial_backfill && run.ordinal > 1 && index > 1),
+  },
 ];
+
+/** Batches `drop` picks are never sent: answered 200 in place of the receiver, marked delivered, not logged. */
+function dropBatches(pipeline: DeliveryPipeline, drop: (batch: Parameters<DeliveryPipeline['buildHeaders']>[0]) => boolean): void {
+  const dropped = new WeakSet<object>();
+  editHeadersOf(pipeline, (headers, batch) => {
+    if (drop(batch)) dropped.add(headers);
+  });
+  wrapStep(pipeline, 'sendBatch', (send) => async (request, transport) => (dropped.has(request.headers) ? { status: 200, body: '' } : send(request, transport)));
+  wrapStep(pipeline, 'capture', (capture) => (log, exchange) => {
+    if (!dropped.has(exchange.request.headers)) capture(log, exchange);
+  });
+}

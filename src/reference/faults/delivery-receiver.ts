@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
-import type { DeliveryOutcome, DeliveryPipeline, DeliveryRequest, Transport } from '../delivery.ts';
-import type { Fault } from './fault.ts';
+import type { BatchContext, DeliveryOutcome, DeliveryPipeline, DeliveryRequest, Transport } from '../delivery.ts';
+import { editSuccess, ROUTES, type Fault, type ReferenceSeams } from './fault.ts';
 
 // Faults in how a delivery meets the receiver: its answer (WH-020/021), the capture log of the
 // exchanges (WH-022), the timestamp against the receiver's clock (WH-007) and the length the
@@ -91,7 +91,47 @@ function sendWithLie(pipeline: DeliveryPipeline, lie: (request: DeliveryRequest,
   });
 }
 
+/**
+ * A run whose failing batch is `where` (by its place in the run) stops there as the reference
+ * does, but its reads answer 'completed' with no record error: the engine stops a run at its
+ * first failure, so the last batch a run built is the one that failed.
+ */
+function failureCompletesAt({ app, config }: ReferenceSeams, where: (batch: Pick<BatchContext, 'index' | 'last'>) => boolean): void {
+  const lastBuilt = perRun<{ index: number; last: boolean }>();
+  wrapStep(config.delivery, 'buildHeaders', (build) => (batch) => {
+    lastBuilt.set(batch.run.id, { index: batch.index, last: batch.last });
+    return build(batch);
+  });
+  editSuccess(app, 'GET', ROUTES.run, (data, request) => {
+    const batch = lastBuilt.get(String((request.params as { execution_id?: unknown }).execution_id));
+    if (data.status !== 'failed' || !batch || !where(batch)) return;
+    data.status = 'completed';
+    const counts = data.counts as { total: number; error: number };
+    counts.total -= counts.error;
+    counts.error = 0;
+    data.errors = [];
+  });
+}
+
 export const deliveryReceiverFaults: Fault[] = [
+  {
+    name: 'middle-batch-failure-completes',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A 4xx/5xx to a batch that is neither the run's first nor its last stops the run, which ends 'completed' with no record error (as if the receiver had asked to pause).",
+    apply: (seams) => failureCompletesAt(seams, (b) => b.index > 1 && !b.last),
+  },
+  {
+    name: 'last-batch-failure-completes',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A 4xx/5xx to the last batch of a run of several ends the run 'completed' with no record error (every batch but one was taken).",
+    apply: (seams) => failureCompletesAt(seams, (b) => b.index > 1 && b.last),
+  },
+  {
+    name: 'single-batch-failure-completes',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A 4xx/5xx to a run's only batch ends the run 'completed' with no record error (a small run's answer is not looked at).",
+    apply: (seams) => failureCompletesAt(seams, (b) => b.index === 1 && b.last),
+  },
   {
     name: 'later-batch-failure-ignored',
     breaks: ['WH-020', 'WH-021'],
