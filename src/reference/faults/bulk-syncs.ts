@@ -16,7 +16,7 @@ export const bulkSyncFaults: Fault[] = [
         const source = store.getConnection(body.source_connection_id);
         if (!source) return;
         source.schemasReadyAt = 0;
-        source.noSchemasOwed = false;
+        source.noSchemasOwed = 0;
       }),
   },
   {

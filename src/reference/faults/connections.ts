@@ -126,4 +126,37 @@ export const connectionFaults: Fault[] = [
         if (isObject(body) && body.type === 'hubspot' && body.redirect_url !== undefined) delete data.auth_url;
       }),
   },
+  {
+    name: 'object-store-config-types-lenient',
+    breaks: ['CONN-004'],
+    description:
+      'POST /api/connections takes any JSON value for an object store (s3) configuration field, written as its JSON text (1 as "1", null as "null"); the other kinds are validated as specified.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (!isObject(body) || body.type !== 's3' || !isObject(body.configuration)) return;
+        const configuration = body.configuration;
+        for (const [field, value] of Object.entries(configuration)) if (typeof value !== 'string') configuration[field] = JSON.stringify(value);
+      }),
+  },
+  {
+    name: 'crm-domain-null-accepted',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections takes a CRM (salesforce) connection with configuration.domain null as the default login domain instead of answering 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'salesforce' && isObject(body.configuration) && body.configuration.domain === null) body.configuration.domain = 'https://login.salesforce.com';
+      }),
+  },
+  {
+    name: 'marketing-name-defaulted',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections names a marketing (hubspot) connection sent without name, or with name null, "HubSpot" instead of answering 400; the other kinds require it.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'hubspot' && (body.name === undefined || body.name === null)) body.name = 'HubSpot';
+      }),
+  },
 ];

@@ -1,0 +1,35 @@
+import { expect } from 'vitest';
+import type { RunningReference } from '../../src/reference/index.ts';
+import { call, CONFIGURATIONS, connectionBody, expectError } from './helpers.ts';
+
+// Probes of the faults that one value of a dimension alone triggers (one kind, one version, the
+// repeat of an answer): each shows the deviation under that value, and the right answer under a
+// neighbouring value.
+
+type Probe = { options?: { schemaCacheDelayMs: number }; probe: (ref: RunningReference) => Promise<void> };
+
+const post = (ref: RunningReference, body: Record<string, unknown>, version?: string) => call(ref, 'POST', '/api/connections', { body, ...(version ? { version } : {}) });
+
+export const dimensionFaultProbes: Record<string, Probe> = {
+  'object-store-config-types-lenient': {
+    probe: async (ref) => {
+      const s3 = connectionBody('s3', { configuration: { ...CONFIGURATIONS.s3, object_store_bucket_name: null, cloud_access_key_id: 1 } });
+      expect((await post(ref, s3)).status).toBe(200);
+      expectError(await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, database: 1 } })), 400, 'validation_error');
+    },
+  },
+  'crm-domain-null-accepted': {
+    probe: async (ref) => {
+      expect((await post(ref, connectionBody('salesforce', { configuration: { domain: null } }))).status).toBe(200);
+      expectError(await post(ref, connectionBody('salesforce', { configuration: { domain: 1 } })), 400, 'validation_error');
+    },
+  },
+  'marketing-name-defaulted': {
+    probe: async (ref) => {
+      const { name: _drop, ...unnamed } = connectionBody('hubspot');
+      expect((await post(ref, unnamed)).status).toBe(200);
+      const { name: _also, ...unnamedCrm } = connectionBody('salesforce');
+      expectError(await post(ref, unnamedCrm), 400, 'validation_error');
+    },
+  },
+};
