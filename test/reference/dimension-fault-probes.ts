@@ -32,4 +32,18 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expectError(await post(ref, unnamedCrm), 400, 'validation_error');
     },
   },
+  'connection-2022-object-store-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('s3'), '2022-12-12'), 400, 'validation_error');
+      expect((await post(ref, connectionBody('s3'), '2023-04-25')).status).toBe(200);
+      expect((await post(ref, connectionBody('postgresql'), '2022-12-12')).status).toBe(200);
+    },
+  },
+  'connection-without-version-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('hubspot')), 400, 'unsupported_version');
+      expect((await post(ref, connectionBody('hubspot'), '2025-09-18')).status).toBe(200);
+      expectError(await call(ref, 'GET', '/api/bulk/syncs/nope/error-handling'), 404, 'not_found');
+    },
+  },
 };
