@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
 import type { RunningReference } from '../../src/reference/index.ts';
-import { call, CONFIGURATIONS, connectionBody, expectError } from './helpers.ts';
+import { bulkBody, call, CONFIGURATIONS, connectionBody, createConnection, expectError } from './helpers.ts';
+
+const csv = { destination_configuration: { format: 'csv' } };
 
 // Probes of the faults that one value of a dimension alone triggers (one kind, one version, the
 // repeat of an answer): each shows the deviation under that value, and the right answer under a
@@ -44,6 +46,29 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expectError(await post(ref, connectionBody('hubspot')), 400, 'unsupported_version');
       expect((await post(ref, connectionBody('hubspot'), '2025-09-18')).status).toBe(200);
       expectError(await call(ref, 'GET', '/api/bulk/syncs/nope/error-handling'), 404, 'not_found');
+    },
+  },
+  'no-schemas-repeat-metadata': {
+    options: { schemaCacheDelayMs: 60_000 },
+    probe: async (ref) => {
+      const [source, destination] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+      const body = bulkBody(source, destination, csv);
+      const first = await call(ref, 'POST', '/api/bulk/syncs', { body });
+      expectError(first, 400, 'schemas_not_cached');
+      expect(first.json.metadata).toBeNull();
+      const again = await call(ref, 'POST', '/api/bulk/syncs', { body });
+      expectError(again, 400, 'schemas_not_cached');
+      expect(again.json.metadata).toEqual({ connection_id: source, attempt: 2 });
+    },
+  },
+  'no-schemas-body-2022': {
+    options: { schemaCacheDelayMs: 60_000 },
+    probe: async (ref) => {
+      const [source, destination] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+      const old = await call(ref, 'POST', '/api/bulk/syncs', { version: '2022-12-12', body: bulkBody(source, destination, { dest_configuration: { format: 'csv' } }) });
+      expect(old.json).toMatchObject({ key: 'schemas_not_cached', status: '400', metadata: {} });
+      const now = await call(ref, 'POST', '/api/bulk/syncs', { version: '2025-09-18', body: bulkBody(source, destination, csv) });
+      expect(now.json).toMatchObject({ key: 'schemas_not_cached', status: 400, metadata: null });
     },
   },
 };
