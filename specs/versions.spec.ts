@@ -92,11 +92,12 @@ for (const destination of DESTINATIONS) {
 check('VER-005 without X-Service-Version every other endpoint answers as under the default version', async (t) => {
   const version = profile().versions?.default;
   if (!version) t.skip('what the service does when the header is omitted is not shown, and the profile gives no versions.default');
-  // The same request under the default version, then without the header: the answers' statuses match.
+  // The same request under the default version, then without the header: both a 2xx (the spec shows
+  // no creation status), or the same status.
   const same = async (what: string, send: (v: string | null) => Promise<ApiResponse>) => {
     const under = await send(version!);
     const without = await send(null);
-    expectStatus(without, (s) => s === under.status, `${what} without X-Service-Version (answered ${under.status} under ${version})`);
+    expectStatus(without, (s) => s === under.status || (is2xx(s) && is2xx(under.status)), `${what} without X-Service-Version (answered ${under.status} under ${version})`);
   };
   const bulk = await bulkSyncId().catch(() => unknownId('bulk'));
   await same('GET a bulk sync\'s error handling', (v) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulk)}/error-handling`, { version: v }));
