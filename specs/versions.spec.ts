@@ -4,6 +4,7 @@ import type { KindName } from '../src/profile/profile.ts';
 import { expectEveryCase, expectStatus, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId, otherSpelling, spellingFor } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
+import { walked } from '../src/suite/input-space-record.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 
 // Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
@@ -42,7 +43,7 @@ for (const version of VERSIONS) {
   });
 }
 
-// Both destination kinds: a target that reads the spelling right for one destination only is seen.
+// Both destination kinds (the destination's kind is recorded: the request log shows only its id): a target that reads the spelling right for one destination only is seen.
 const DESTINATIONS = ['objectStore', 'relationalDatabase'] as const;
 
 for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) for (const destination of DESTINATIONS) {
@@ -51,6 +52,7 @@ for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) for (
     const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version, destination, spelling: 'destination_configuration' }));
     const res = await api().post('/api/bulk/syncs', body, { version });
     expectStatus(res, is2xx, `POST /api/bulk/syncs under ${version} with destination_configuration for a ${destination} destination`);
+    walked('POST /api/bulk/syncs', { version, kind: destination });
   });
 }
 
@@ -60,6 +62,7 @@ for (const destination of DESTINATIONS) {
     const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: '2022-12-12', destination, spelling: 'dest_configuration' }));
     const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
     expectStatus(res, is2xx, `POST /api/bulk/syncs under 2022-12-12 with dest_configuration for a ${destination} destination`);
+    walked('POST /api/bulk/syncs', { version: '2022-12-12', kind: destination });
   });
 }
 
@@ -86,6 +89,7 @@ for (const destination of DESTINATIONS) {
     const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: version!, destination, spelling }));
     const res = await api().post('/api/bulk/syncs', body, { version: null });
     expectStatus(res, is2xx, `POST /api/bulk/syncs without X-Service-Version to a ${destination} destination, spelled as ${version} spells it (${spelling})`);
+    walked('POST /api/bulk/syncs', { version: '<absent>', kind: destination });
   });
 }
 
@@ -117,6 +121,7 @@ for (const destination of DESTINATIONS) {
     const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: '2021-05-23', destination, spelling: spelling! }));
     const res = await api().post('/api/bulk/syncs', body, { version: '2021-05-23' });
     expectStatus(res, is2xx, `POST /api/bulk/syncs under 2021-05-23 with ${spelling} to a ${destination} destination`);
+    walked('POST /api/bulk/syncs', { version: '2021-05-23', kind: destination });
   });
 }
 

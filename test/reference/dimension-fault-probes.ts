@@ -34,6 +34,12 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expectError(await post(ref, unnamedCrm), 400, 'validation_error');
     },
   },
+  'connection-port-edge-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65535 } })), 400, 'validation_error');
+      expect((await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65534 } }))).status).toBe(200);
+    },
+  },
   'connection-2022-object-store-refused': {
     probe: async (ref) => {
       expectError(await post(ref, connectionBody('s3'), '2022-12-12'), 400, 'validation_error');

@@ -159,4 +159,14 @@ export const connectionFaults: Fault[] = [
         if (isObject(body) && body.type === 'hubspot' && (body.name === undefined || body.name === null)) body.name = 'HubSpot';
       }),
   },
+  {
+    name: 'connection-port-edge-refused',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a relational database (postgresql) connection on port 65535 400 validation_error (an off-by-one range check: ports below 65535 are taken).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const configuration = isObject(request.body) ? request.body.configuration : undefined;
+        if (isObject(request.body) && request.body.type === 'postgresql' && isObject(configuration) && configuration.port === 65535) throw fieldError('/configuration/port', 'must be below 65535');
+      }),
+  },
 ];
