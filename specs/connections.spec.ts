@@ -77,8 +77,17 @@ check('CONN-003 the marketing platform kind is accepted with configuration {}', 
 check('CONN-004 a connection request that breaks the request shape is answered 400', async (t) => {
   await requireKind(t, 'relationalDatabase');
   // Kind × every field of that kind: a rule that holds for one kind only is seen (coverage.ts).
-  const kinds = SPEC_KINDS.filter((k) => profile().kinds?.[k]?.configuration);
-  const bases = Object.fromEntries(kinds.map((k) => [k, connectionBody(k)]));
+  const bases: Partial<Record<KindName, Record<string, unknown>>> = {};
+  for (const k of SPEC_KINDS) {
+    if (!profile().kinds?.[k]?.configuration) continue;
+    try {
+      bases[k] = connectionBody(k);
+    } catch (error) {
+      // A body the run cannot build (a template naming a source database it has none of): CONN-001 says so.
+      if (!(error instanceof Unmet) || k === 'relationalDatabase') throw error;
+    }
+  }
+  const kinds = Object.keys(bases) as KindName[];
   const cases = connectionShapeCases(bases, 'relationalDatabase');
   await expectEveryCase('CONN-004', cases, (c) => api().post('/api/connections', c.value), (s) => s === 400, '400');
   const broken = fc.constantFrom(...kinds).chain((kind) => {
