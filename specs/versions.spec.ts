@@ -9,7 +9,6 @@ import type { ApiResponse } from '../src/client/http-client.ts';
 
 // Spec › Versioning; Resources › Bulk sync (destination_configuration / dest_configuration).
 
-
 /** The known versions of the input-space model; '<absent>' (no header) is VER-005's. */
 const VERSIONS = values('version').filter((v): v is string => typeof v === 'string' && v !== '<absent>');
 const KINDS = values<KindName>('kind');
@@ -18,14 +17,14 @@ const KINDS = values<KindName>('kind');
 const underRunVersion = (kind: KindName) => once(`ver-baseline:${kind}`, () => api().post('/api/connections', connectionBody(kind)));
 
 /** Connection creation of every kind the profile configures, under `version`: accepted wherever the run's version accepts it. */
-async function connectionsUnder(version: string | null): Promise<void> {
+async function connectionsUnder(version: string): Promise<void> {
   for (const kind of KINDS) {
     if (!profile().kinds?.[kind]?.configuration) continue;
     // A body the run cannot build (a template naming a source database it has none of) is CONN-001's to report.
     const baseline = await underRunVersion(kind).catch((error: unknown) => (error instanceof Unmet ? undefined : Promise.reject(error)));
     if (!baseline || !is2xx(baseline.status)) continue;
     const res = await api().post('/api/connections', connectionBody(kind), { version });
-    expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection ${version === null ? 'without X-Service-Version' : `with X-Service-Version ${version}`} (accepted under ${apiVersion()})`);
+    expectStatus(res, is2xx, `POST /api/connections for a ${kind} connection with X-Service-Version ${version} (accepted under ${apiVersion()})`);
   }
 }
 
@@ -45,7 +44,8 @@ for (const version of VERSIONS) {
   });
 }
 
-// Both destination kinds (the destination's kind is recorded: the request log shows only its id): a target that reads the spelling right for one destination only is seen.
+// Both destination kinds: a target that reads the spelling right for one destination only is seen.
+// The kind is recorded with walked(): the request log shows only the destination's id.
 const DESTINATIONS = ['objectStore', 'relationalDatabase'] as const;
 
 for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) for (const destination of DESTINATIONS) {
