@@ -4,9 +4,13 @@ import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, apiVersion, createConnection, fcParams, need, profile } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, kindSourceObjects, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
-import { check } from '../src/suite/check.ts';
+import { check, note } from '../src/suite/check.ts';
+import { values } from '../src/generators/input-space.ts';
+import { walked } from '../src/suite/input-space-record.ts';
+import { ABSENT, stageEnded, stageWalk, versionLabel, type StageWalk } from '../src/suite/schema-stage.ts';
+import type { TestContext } from 'vitest';
 
 // Spec › POST /api/bulk/syncs, Rules 1–2; Errors › Specific cases 1.
 
@@ -56,6 +60,50 @@ check('BULK-002 repeating the request after "No schemas found" reaches 2xx withi
     fail(`after ${ready.attempts} attempts over ${ready.waitedMs} ms (bound ${bound} ms) no 2xx: ${stage}; last answer:`, ready.last);
   }
 });
+
+// The stage under every value of the version dimension (src/suite/schema-stage.ts): a fresh source
+// each, the same request twice at once, then repeated until the stage ends.
+for (const version of values('version').map(String)) {
+  const title = version === ABSENT ? 'no X-Service-Version' : version;
+
+  check(`BULK-001 (${title}) the "No schemas found" answer, and the same request repeated at once, are as specified`, async (t) => {
+    const w = await walkOf(t, version);
+    const label = versionLabel(version);
+    const accepted = w.last !== undefined && is2xx(w.last.status);
+    if (is2xx(w.first!.status)) {
+      if (profile().schemaCache?.observable) fail(`${label}, the first bulk sync on a fresh source succeeded; the profile says the target shows the "No schemas found" stage`, w.first!);
+      t.skip(`not observed ${label}: the fresh source's schemas were cached before the first request`);
+    }
+    // A 400 that is not recognisably the stage's is judged only if the same body was accepted once the stage ended.
+    if (!isCacheNotReady(w.first!) && !accepted) t.skip(`not judged ${label}: the request was refused (${w.first!.status}) and never accepted, for another check to judge`);
+    walked('POST /api/bulk/syncs', { version, observation: 'right away' });
+    expectStatus(w.first!, 400, `the first bulk sync on a fresh source ${label}`);
+    const problems = noSchemasProblems(w.first!);
+    if (problems.length > 0) fail(`${label}, the "No schemas found" answer is not as specified: ${problems.join('; ')}`, w.first!);
+    const repeat = w.repeat;
+    if (!repeat || is2xx(repeat.status)) return note(t, `${label}, the stage had ended by the repeat (answered ${repeat?.status}): only the first answer was judged`);
+    if (!isCacheNotReady(repeat) && !accepted) return note(t, `${label}, the repeat was refused (${repeat.status}) and the request never accepted: the repeat is not judged`);
+    walked('POST /api/bulk/syncs', { version, observation: 'again later' });
+    expectStatus(repeat, 400, `the same bulk sync repeated at once, during the stage, ${label}`);
+    const again = noSchemasProblems(repeat);
+    if (again.length > 0) fail(`${label}, the same request repeated during the stage got a "No schemas found" answer that is not as specified: ${again.join('; ')}`, repeat);
+  });
+
+  check(`BULK-002 (${title}) the "No schemas found" stage of a fresh source ends within the bound`, async (t) => {
+    const w = await walkOf(t, version);
+    // A request refused for another reason once the stage ended is the version checks' finding (VER-001 to VER-006).
+    if (!stageEnded(w)) {
+      const bound = profile().schemaCache?.timeoutMs ?? 30_000;
+      fail(`${versionLabel(version)}, after ${w.attempts} attempts over ${w.waitedMs} ms (bound ${bound} ms) still "No schemas found"; last answer:`, w.last!);
+    }
+  });
+}
+
+async function walkOf(t: TestContext, version: string): Promise<StageWalk> {
+  const w = (await need(t, 'fresh source connections', stageWalk)).find((x) => x.version === version)!;
+  if (w.unmet || !w.first) t.skip(`precondition not met ${versionLabel(version)}: ${w.unmet}`);
+  return w;
+}
 
 check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);

@@ -76,6 +76,61 @@ export function negativeCases(ref: string, base: Record<string, unknown>, only?:
   return out;
 }
 
+/**
+ * The cases of one field of `cases` (named "<field> missing", "<field> = …") that stand for each
+ * class of the field-shape dimension once: missing, null, and its first wrong type.
+ */
+function onePerShape(cases: CoverageCase[]): CoverageCase[] {
+  const seen = new Set<string>();
+  return cases.filter((c) => {
+    const [field, rest] = [c.name.split(' ')[0], c.name.slice(c.name.indexOf(' ') + 1)];
+    const shape = rest === 'missing' || rest === '= null' ? rest : 'wrong type';
+    if (seen.has(`${field} ${shape}`)) return false;
+    seen.add(`${field} ${shape}`);
+    return true;
+  });
+}
+
+/**
+ * CONN-004's coverage phase: kind × every field of that kind. Each kind's configuration fields get
+ * every case (a kind whose own validation is lenient is seen); the top-level fields get every case
+ * on `full`'s body and one case per shape class on each other kind's (a rule skipped for one kind).
+ * Marketing's configuration has no fields: its {} is CONN-003's. `bases` are valid bodies by kind.
+ */
+export function connectionShapeCases(bases: Partial<Record<string, Record<string, unknown>>>, full: string): CoverageCase[] {
+  const out: CoverageCase[] = [];
+  for (const [kind, base] of Object.entries(bases)) {
+    if (!base) continue;
+    const top = negativeCases('connection-request.schema.json', base);
+    out.push(...(kind === full ? top : onePerShape(top)).map((c) => ({ name: `${kind}: ${c.name}`, value: c.value })));
+    if (kind === 'marketing') continue;
+    const configuration = base.configuration as Record<string, unknown>;
+    const inner = negativeCases(`connection-request.schema.json#/$defs/${kind}`, configuration);
+    out.push(...inner.map((c) => ({ name: `${kind}: configuration.${c.name}`, value: { ...base, configuration: c.value } })));
+  }
+  return out;
+}
+
+/**
+ * The valid edges the schema states: each integer at its minimum and maximum, each plain string
+ * (no format: a host or URL of one letter would be looked up) at its minLength. Sent as valid.
+ * Without `strings` only the integers: a database's names and credentials reach a real database.
+ */
+export function boundaryCases(ref: string, base: Record<string, unknown>, strings = true): CoverageCase[] {
+  const { properties } = objectSchema(ref);
+  const out: CoverageCase[] = [];
+  for (const [key, schema] of Object.entries(properties)) {
+    const types = allowed(schema) ?? [];
+    if (types.includes('integer')) {
+      for (const edge of [schema.minimum, schema.maximum]) if (typeof edge === 'number') out.push({ name: `${key} = ${edge}`, value: { ...base, [key]: edge } });
+    }
+    if (strings && types.includes('string') && schema.format === undefined && typeof schema.minLength === 'number') {
+      out.push({ name: `${key} of length ${schema.minLength}`, value: { ...base, [key]: 'x'.repeat(schema.minLength) } });
+    }
+  }
+  return out;
+}
+
 /** Every valid shape of a bulk error-handling PUT body: an unknown id is 404 whatever the body says (EHB-004). */
 export const BULK_VALID_BODIES: ReadonlyArray<Record<string, unknown>> = [
   {},
@@ -115,13 +170,19 @@ export function positiveCases(ref: string, sample: Record<string, unknown>): Cov
  */
 export function coverageCaseNames(): Record<string, string[]> {
   const names = (cases: CoverageCase[]) => cases.map((c) => c.name);
-  const connection = { name: 'n', type: 't', configuration: {}, redirect_url: 'https://example.com' };
-  const database = { hostname: 'h', port: 1, database: 'd', username: 'u', password: 'p' };
+  const connection = (configuration: Record<string, unknown>) => ({ name: 'n', type: 't', configuration, redirect_url: 'https://example.com' });
+  const kinds = {
+    crm: connection({ domain: 'https://crm.example.com' }),
+    marketing: connection({}),
+    objectStore: connection({ cloud_access_key_id: 'a', cloud_secret_access_key: 's', object_store_bucket_region: 'r', object_store_bucket_name: 'b' }),
+    relationalDatabase: connection({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'p' }),
+  };
   const bulk = { name: 'n', source_connection_id: 's', destination_connection_id: 'd', mode: 'replicate', schedule: { frequency: 'manual' } };
   const update = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['a@example.com'], warning_notifications: true };
   const required = new Set(['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule']);
   return {
-    'CONN-004': [...names(negativeCases('connection-request.schema.json', connection)), ...names(negativeCases('connection-request.schema.json#/$defs/relationalDatabase', database)).map((n) => `configuration.${n}`)],
+    'CONN-001': (['objectStore', 'relationalDatabase'] as const).flatMap((k) => names(boundaryCases(`connection-request.schema.json#/$defs/${k}`, kinds[k].configuration, k !== 'relationalDatabase')).map((n) => `${k}: configuration.${n}`)),
+    'CONN-004': names(connectionShapeCases(kinds, 'relationalDatabase')),
     'BULK-005': names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
     'EHS-005': [...names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'), 'subscribers with one address'],
     'EHS-006': [...names(negativeCases('sync-error-handling-update.schema.json', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`)],

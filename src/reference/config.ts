@@ -15,10 +15,10 @@ export interface ReferenceOptions {
   /** How long after creation a connection's source schemas become cached; default 500: long enough to be seen, short enough that every run (one per version with --api-version all) waits little. */
   schemaCacheDelayMs?: number;
   /**
-   * Whether a connection's "No schemas found" stage also lasts until one bulk sync on it has been
-   * answered with it; default true. A stage bounded by time alone can end before a slow caller's
-   * first request (a saturated CI machine), and the stage is then never seen. No effect when
-   * schemaCacheDelayMs is 0 (no stage).
+   * Whether a connection's "No schemas found" stage also lasts until two bulk syncs on it have been
+   * answered with it (SCHEMA_STAGE_HELD_ANSWERS); default true. A stage bounded by time alone can
+   * end before a slow caller's first request, or its immediate repeat (a saturated CI machine), and
+   * is then never seen, or seen once. No effect when schemaCacheDelayMs is 0 (no stage).
    */
   holdSchemaStage?: boolean;
   /** Names of faults to inject (faults.ts); an unknown name throws UsageError. */
@@ -50,6 +50,9 @@ export interface ReferenceConfig {
 }
 
 export const DEFAULT_SCHEMA_CACHE_DELAY_MS = 500;
+
+/** With holdSchemaStage: the first answer and a repeat of it are both "No schemas found", whatever the clock. */
+export const SCHEMA_STAGE_HELD_ANSWERS = 2;
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** A random key that never starts with '-', which command lines would read as a flag. */

@@ -9,8 +9,8 @@ export interface Connection {
   redirectUrl: string | null;
   /** Epoch ms at which the source schemas count as cached; Infinity means never. */
   schemasReadyAt: number;
-  /** No bulk sync on it has been answered "No schemas found" yet, and it must be first (ReferenceOptions.holdSchemaStage). */
-  noSchemasOwed: boolean;
+  /** How many more bulk syncs on it must be answered "No schemas found" before time alone ends the stage (ReferenceOptions.holdSchemaStage). */
+  noSchemasOwed: number;
   sourceObjects: readonly string[];
   /** 'pending' while a real database is being discovered (discovery.ts); 'failed' with statusError when it could not be. */
   status: ConnectionStatus;

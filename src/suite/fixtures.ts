@@ -100,21 +100,9 @@ export function readySource(): Promise<ReadySource> {
     const destination = kindProfile('objectStore').destinationSettings ? 'objectStore' : 'relationalDatabase';
     const body = await bulkSyncBody(sourceId, { version: apiVersion(), destination, schemas: [] });
     delete body.schemas;
-    const timeoutMs = profile().schemaCache?.timeoutMs ?? 30_000;
-    const interval = profile().schemaCache?.retryIntervalMs ?? 500;
     const started = Date.now();
-    let attempts = 1;
     const first = await api().post('/api/bulk/syncs', body);
-    let last = first;
-    if (isCacheNotReady(last)) {
-      await waitingFor(`the schema cache of a new ${kind} source connection`, timeoutMs, async () => {
-        while (isCacheNotReady(last) && Date.now() - started < timeoutMs) {
-          await new Promise((r) => setTimeout(r, interval));
-          attempts += 1;
-          last = await api().post('/api/bulk/syncs', body);
-        }
-      });
-    }
+    const { last, attempts } = await repeatWhileNotCached(body, undefined, first, 1, started, `the schema cache of a new ${kind} source connection`);
     const waitedMs = Date.now() - started;
     const cached = !isCacheNotReady(last);
     if (is2xx(last.status)) return { sourceId, first, last, attempts, waitedMs, cached, created: last, acceptedShape: 'minimal' };
@@ -130,6 +118,33 @@ export function readySource(): Promise<ReadySource> {
 }
 
 const is2xx = (status: number) => status >= 200 && status < 300;
+
+/**
+ * Repeats the same bulk sync request (under `version`: undefined is the run's, null none) while
+ * its answer is the schema-cache 400 (Rules 1), every retryIntervalMs, until another answer or the
+ * profile's timeout since `started`. `attempts` counts `last` and the requests before it.
+ */
+export async function repeatWhileNotCached(
+  body: Record<string, unknown>,
+  version: string | null | undefined,
+  last: ApiResponse,
+  attempts: number,
+  started: number,
+  what: string,
+): Promise<{ last: ApiResponse; attempts: number }> {
+  const timeoutMs = profile().schemaCache?.timeoutMs ?? 30_000;
+  const interval = profile().schemaCache?.retryIntervalMs ?? 500;
+  if (isCacheNotReady(last)) {
+    await waitingFor(what, timeoutMs, async () => {
+      while (isCacheNotReady(last) && Date.now() - started < timeoutMs) {
+        await new Promise((r) => setTimeout(r, interval));
+        attempts += 1;
+        last = await api().post('/api/bulk/syncs', body, version === undefined ? {} : { version });
+      }
+    });
+  }
+  return { last, attempts };
+}
 
 /** A source whose schemas are cached: needed by every bulk sync check after BULK-002. */
 export async function cachedSourceId(): Promise<string> {

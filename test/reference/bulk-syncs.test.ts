@@ -40,9 +40,9 @@ describe('POST /api/bulk/syncs: the schema cache', () => {
   });
 });
 
-describe('POST /api/bulk/syncs: the stage is held until seen (the default)', () => {
+describe('POST /api/bulk/syncs: the stage is held until seen twice (the default)', () => {
   // The delay is over before each request comes: only the hold can answer "No schemas found".
-  test('the first valid request on a fresh source gets it however late it comes, the next one 200', async () => {
+  test('the first two valid requests on a fresh source get it however late they come, the next one 200', async () => {
     const held = await start({ schemaCacheDelayMs: 1, holdSchemaStage: true });
     try {
       const destination = await createConnection(held, 's3');
@@ -52,6 +52,7 @@ describe('POST /api/bulk/syncs: the stage is held until seen (the default)', () 
       // A request refused for its body first does not use the stage up.
       expectError(await post({ ...body, destination_configuration: {} }, undefined, held), 400, 'validation_error');
       expectError(await post({ ...body, schemas: ['Lead'] }, undefined, held), 400, 'schemas_not_cached');
+      expectError(await post(body, undefined, held), 400, 'schemas_not_cached');
       const answer = await post(body, undefined, held);
       expect(answer.status, answer.text).toBe(200);
     } finally {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { negativeCases, positiveCases } from '../../src/generators/coverage.ts';
+import { boundaryCases, connectionShapeCases, negativeCases, positiveCases } from '../../src/generators/coverage.ts';
 import { validate } from '../../src/schemas.ts';
 
 // The coverage phase's cases are what they claim: every negative case breaks its schema (so a 400
@@ -43,5 +43,41 @@ describe('positive cases', () => {
   test('every nullable field null, empty lists, each optional alone', () => {
     const names = positiveCases(UPDATE, validUpdate).map((c) => c.name);
     for (const name of ['subscribers = null', 'subscribers = []', 'only warning_notifications', 'warning_notifications = null']) expect(names).toContain(name);
+  });
+});
+
+describe('CONN-004: kind × every field of that kind', () => {
+  const configurations: Record<string, Record<string, unknown>> = {
+    crm: { domain: 'https://crm.example.com' },
+    marketing: {},
+    objectStore: { cloud_access_key_id: 'a', cloud_secret_access_key: 's', object_store_bucket_region: 'r', object_store_bucket_name: 'b' },
+    relationalDatabase: validDb,
+  };
+  const bases = Object.fromEntries(Object.entries(configurations).map(([k, configuration]) => [k, { ...validConnection, configuration }]));
+  const cases = connectionShapeCases(bases, 'relationalDatabase');
+
+  test('each case breaks the request schema or its kind\'s configuration', () => {
+    for (const c of cases) {
+      const kind = c.name.slice(0, c.name.indexOf(':'));
+      const configuration = c.value.configuration;
+      const broken = validate(CONNECTION, c.value).length > 0 || validate(`${CONNECTION}#/$defs/${kind}`, configuration).length > 0;
+      expect(broken, c.name).toBe(true);
+    }
+  });
+
+  test('every configuration field of every kind is missing, null and of a wrong type once; the top level on every kind', () => {
+    const names = new Set(cases.map((c) => c.name));
+    for (const [kind, configuration] of Object.entries(configurations)) {
+      for (const field of Object.keys(configuration)) for (const shape of ['missing', '= null', '= []']) expect(names, `${kind} ${field} ${shape}`).toContain(`${kind}: configuration.${field} ${shape}`);
+      for (const top of ['name missing', 'name = null', 'configuration missing', 'type = 1']) expect(names).toContain(`${kind}: ${top}`);
+    }
+    expect(names).toContain('objectStore: configuration.object_store_bucket_name = 1');
+    expect(names).toContain('crm: configuration.domain = null');
+  });
+
+  test('the boundary cases keep to the schema', () => {
+    const db = boundaryCases(DB, validDb, false);
+    expect(db.map((c) => c.name)).toEqual(['port = 1', 'port = 65535']);
+    for (const c of [...db, ...boundaryCases(`${CONNECTION}#/$defs/objectStore`, configurations.objectStore!)]) expect(validate(c.name.startsWith('port') ? DB : `${CONNECTION}#/$defs/objectStore`, c.value), c.name).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { beforeRoute, editErrorBody, isRoute, refuseSuccess, ROUTES, type Fault } from './fault.ts';
@@ -16,7 +17,7 @@ export const bulkSyncFaults: Fault[] = [
         const source = store.getConnection(body.source_connection_id);
         if (!source) return;
         source.schemasReadyAt = 0;
-        source.noSchemasOwed = false;
+        source.noSchemasOwed = 0;
       }),
   },
   {
@@ -131,4 +132,41 @@ export const bulkSyncFaults: Fault[] = [
         if (isObject(body) && (typeof body.name === 'number' || typeof body.name === 'boolean')) body.name = String(body.name);
       }),
   },
+  {
+    name: 'no-schemas-repeat-metadata',
+    breaks: ['BULK-001'],
+    description:
+      'The first schemas_not_cached answer on a source is as specified; every later one carries metadata {connection_id, attempt} instead of null (a retry counter kept in the answer).',
+    apply: ({ app }) => {
+      const answered = new Map<string, number>();
+      editStageAnswer(app, (body, request) => {
+        const source = isObject(request.body) ? String(request.body.source_connection_id) : '';
+        const attempt = (answered.get(source) ?? 0) + 1;
+        answered.set(source, attempt);
+        if (attempt > 1) body.metadata = { connection_id: source, attempt };
+      });
+    },
+  },
+  {
+    name: 'no-schemas-body-2022',
+    breaks: ['BULK-001'],
+    description: 'Under 2022-12-12 only, the schemas_not_cached answer carries status "400" (a string) and metadata {} (the older version\'s error serializer); the other versions answer as specified.',
+    apply: ({ app }) =>
+      editStageAnswer(app, (body, request) => {
+        if (request.serviceVersion !== '2022-12-12') return;
+        body.status = '400';
+        body.metadata = {};
+      }),
+  },
 ];
+
+/** Edits the body of each schemas_not_cached answer of POST /api/bulk/syncs, knowing the request. */
+function editStageAnswer(app: FastifyInstance, edit: (body: Record<string, unknown>, request: FastifyRequest) => void): void {
+  app.addHook('onSend', async (request, reply, payload: unknown) => {
+    if (reply.statusCode !== 400 || !isRoute(request, 'POST', ROUTES.bulkSyncs) || typeof payload !== 'string') return payload;
+    const body: unknown = JSON.parse(payload);
+    if (!isObject(body) || body.key !== 'schemas_not_cached') return payload;
+    edit(body, request);
+    return JSON.stringify(body);
+  });
+}

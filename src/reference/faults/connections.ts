@@ -126,4 +126,47 @@ export const connectionFaults: Fault[] = [
         if (isObject(body) && body.type === 'hubspot' && body.redirect_url !== undefined) delete data.auth_url;
       }),
   },
+  {
+    name: 'object-store-config-types-lenient',
+    breaks: ['CONN-004'],
+    description:
+      'POST /api/connections takes any JSON value for an object store (s3) configuration field, written as its JSON text (1 as "1", null as "null"); the other kinds are validated as specified.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (!isObject(body) || body.type !== 's3' || !isObject(body.configuration)) return;
+        const configuration = body.configuration;
+        for (const [field, value] of Object.entries(configuration)) if (typeof value !== 'string') configuration[field] = JSON.stringify(value);
+      }),
+  },
+  {
+    name: 'crm-domain-null-accepted',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections takes a CRM (salesforce) connection with configuration.domain null as the default login domain instead of answering 400.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'salesforce' && isObject(body.configuration) && body.configuration.domain === null) body.configuration.domain = 'https://login.salesforce.com';
+      }),
+  },
+  {
+    name: 'marketing-name-defaulted',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections names a marketing (hubspot) connection sent without name, or with name null, "HubSpot" instead of answering 400; the other kinds require it.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'hubspot' && (body.name === undefined || body.name === null)) body.name = 'HubSpot';
+      }),
+  },
+  {
+    name: 'connection-port-edge-refused',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a relational database (postgresql) connection on port 65535 400 validation_error (an off-by-one range check: ports below 65535 are taken).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const configuration = isObject(request.body) ? request.body.configuration : undefined;
+        if (isObject(request.body) && request.body.type === 'postgresql' && isObject(configuration) && configuration.port === 65535) throw fieldError('/configuration/port', 'must be below 65535');
+      }),
+  },
 ];

@@ -83,8 +83,9 @@ export const versionFaults: Fault[] = [
   },
   {
     name: 'object-store-reads-new-spelling',
-    // VER-004 too: under the older versions an object store's destination_configuration is then taken.
-    breaks: ['VER-003', 'VER-004'],
+    // VER-004 too: under the older versions an object store's destination_configuration is then taken;
+    // VER-006 too: it sends an object store under 2021-05-23 with dest_configuration.
+    breaks: ['VER-003', 'VER-004', 'VER-006'],
     description:
       'The object-store destination reads its settings from destination_configuration under every version: under 2022-12-12 and 2021-05-23 its dest_configuration is refused ("format is required") and destination_configuration taken. Relational databases are right.',
     apply: ({ app, store, config }) =>
@@ -144,6 +145,25 @@ export const versionFaults: Fault[] = [
         if (request.method !== 'GET' && request.headers['x-service-version'] === '2021-05-23') {
           throw new ApiError('unsupported_version', 'X-Service-Version "2021-05-23" is read-only');
         }
+      }),
+  },
+  {
+    name: 'connection-2022-object-store-refused',
+    breaks: ['VER-001'],
+    description:
+      'Under 2022-12-12 only, POST /api/connections answers an object store (s3) connection 400 validation_error on /configuration/object_store_endpoint (a field that version is said to require); the other kinds, and s3 under the other versions, are accepted.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        if (request.serviceVersion === '2022-12-12' && isObject(request.body) && request.body.type === 's3') throw fieldError('/configuration/object_store_endpoint', 'is required');
+      }),
+  },
+  {
+    name: 'connection-without-version-refused',
+    breaks: ['VER-005'],
+    description: 'POST /api/connections without X-Service-Version is answered 400 unsupported_version; the other endpoints serve the default version.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        if (request.headers['x-service-version'] === undefined) throw new ApiError('unsupported_version', 'X-Service-Version is required to create a connection');
       }),
   },
 ];

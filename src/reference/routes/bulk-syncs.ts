@@ -59,10 +59,10 @@ export function bulkSyncRoutes(app: FastifyInstance, store: Store, config: Refer
     const settings = body[rules.destinationField] ?? null;
     checkDestinationSettings(destination, settings, rules);
 
-    if (source.noSchemasOwed || Date.now() < source.schemasReadyAt) {
+    if (source.noSchemasOwed > 0 || Date.now() < source.schemasReadyAt) {
       // Spec › Errors › Specific cases 1: status 400, 'No schemas found', try again, metadata null.
-      // Once answered, the stage ends by time alone (Rules 1: the caller repeats until a 2xx).
-      source.noSchemasOwed = false;
+      // Once answered twice, the stage ends by time alone (Rules 1: the caller repeats until a 2xx).
+      source.noSchemasOwed = Math.max(0, source.noSchemasOwed - 1);
       throw new ApiError(
         'schemas_not_cached',
         `No schemas found for connection ${source.id}; the schema cache is still being built, try again in a few seconds.`,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { ReferenceConfig } from '../config.ts';
+import { SCHEMA_STAGE_HELD_ANSWERS, type ReferenceConfig } from '../config.ts';
 import { CONNECTION_KINDS, connectionKind, type ConnectionKind } from '../connection-kinds.ts';
 import type { Discovery } from '../discovery.ts';
 import { ApiError, fieldError } from '../errors.ts';
@@ -40,8 +40,8 @@ export function connectionRoutes(app: FastifyInstance, store: Store, config: Ref
       redirectUrl: body.redirect_url ?? null,
       // A real database caches once discovery has listed its tables (discovery.ts); the others after the delay.
       schemasReadyAt: real ? Infinity : createdAt + config.schemaCacheDelayMs,
-      // The stage is seen once however late the first bulk sync comes (a caller on a busy machine).
-      noSchemasOwed: config.holdSchemaStage && config.schemaCacheDelayMs > 0,
+      // The stage is seen, and seen again by a repeat, however late the first bulk syncs come (a caller on a busy machine).
+      noSchemasOwed: config.holdSchemaStage && config.schemaCacheDelayMs > 0 ? SCHEMA_STAGE_HELD_ANSWERS : 0,
       sourceObjects: real ? [] : kind.sourceObjects,
       status: real ? 'pending' : 'healthy',
       statusError: null,

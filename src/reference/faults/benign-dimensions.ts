@@ -1,0 +1,39 @@
+import { isObject } from '../validation.ts';
+import { isRoute, ROUTES, type Fault } from './fault.ts';
+
+// Conforming-but-unusual behaviour along the dimensions the checks walk (a stage that ends sooner,
+// an answer whose 2xx differs by version): the checks must pass under each.
+
+export const dimensionVariants: Fault[] = [
+  {
+    name: 'schema-stage-ends-before-repeat',
+    breaks: [],
+    description:
+      'A new connection\'s "No schemas found" stage lasts 1 ms and is held for one answer only: a bulk sync repeated at once after the first "No schemas found" is accepted (the spec: the caller repeats until a 2xx).',
+    apply: ({ app, store, config }) => {
+      config.schemaCacheDelayMs = 1;
+      // A database still being discovered would keep the stage by itself: its discovery is waited for first.
+      app.addHook('preValidation', async (request) => {
+        if (!isRoute(request, 'POST', ROUTES.bulkSyncs) || !isObject(request.body)) return;
+        const source = store.getConnection(String(request.body.source_connection_id));
+        for (let waited = 0; source?.status === 'pending' && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+      });
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode !== 400 || !isRoute(request, 'POST', ROUTES.bulkSyncs) || !isObject(request.body)) return payload;
+        const source = store.getConnection(String(request.body.source_connection_id));
+        if (source && typeof payload === 'string' && payload.includes('"schemas_not_cached"')) source.noSchemasOwed = 0;
+        return payload;
+      });
+    },
+  },
+  {
+    name: 'connection-201-without-version',
+    breaks: [],
+    description: 'POST /api/connections without X-Service-Version answers 201 where the default version answers 200 (both a 2xx: the spec shows no creation status).',
+    apply: ({ app }) =>
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (reply.statusCode === 200 && isRoute(request, 'POST', ROUTES.connections) && request.headers['x-service-version'] === undefined) reply.code(201);
+        return payload;
+      }),
+  },
+];

@@ -1,0 +1,67 @@
+import type { ApiResponse } from '../client/http-client.ts';
+import { values } from '../generators/input-space.ts';
+import { api, createConnection, kindProfile, once, profile } from './context.ts';
+import { bulkSyncBody, isCacheNotReady, repeatWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
+import { prepareKindTables } from './webhook-source.ts';
+
+// The "No schemas found" stage under every value of the version dimension (BULK-001, BULK-002):
+// a stage wired into one version's code path only, or an answer right the first time and wrong
+// when repeated, is seen. One fresh source per version, all walked at once, so the run waits for
+// one schema cache, not six.
+
+export const ABSENT = '<absent>';
+
+export interface StageWalk {
+  /** The value of the version dimension: a date, or '<absent>' (no header). */
+  version: string;
+  /** Why this version could not be walked (its spelling is not known, no source could be made). */
+  unmet?: string;
+  /** The first bulk sync on the fresh source. */
+  first?: ApiResponse;
+  /** The same request again at once (still in the stage on a target that holds it). */
+  repeat?: ApiResponse;
+  /** The answer the repeats ended on: a 2xx once the stage is over, or the stage's 400 at the bound. */
+  last?: ApiResponse;
+  attempts: number;
+  waitedMs: number;
+}
+
+export const versionLabel = (version: string) => (version === ABSENT ? 'without X-Service-Version' : `under ${version}`);
+
+/** Whether the stage ended (the last answer is not the stage's): what the walk's earlier answers were is then known. */
+export const stageEnded = (w: StageWalk) => w.last !== undefined && !isCacheNotReady(w.last);
+
+/** Each version's walk; memoised, so BULK-001 and BULK-002 read the same requests. */
+export function stageWalk(): Promise<StageWalk[]> {
+  return once('stage-walk', async () => {
+    const kind = sourceKind();
+    await prepareKindTables(kind);
+    // Both destination kinds, alternately: the pairs version × destination of the accepted bodies are VER-002 to VER-006's.
+    const destinations = (['objectStore', 'relationalDatabase'] as const).filter((d) => profile().kinds?.[d]?.destinationSettings);
+    return Promise.all(values('version').map((v, i) => walkOne(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore')));
+  });
+}
+
+async function walkOne(version: string, destination: 'objectStore' | 'relationalDatabase'): Promise<StageWalk> {
+  const header = version === ABSENT ? null : version;
+  const unmet = (why: unknown): StageWalk => ({ version, unmet: why instanceof Error ? why.message.split('\n')[0] : String(why), attempts: 0, waitedMs: 0 });
+  let body: Record<string, unknown>;
+  try {
+    const served = header ?? profile().versions?.default;
+    if (!served) return unmet('what the service does without the header is not shown, and the profile gives no versions.default');
+    kindProfile(destination);
+    // The source is made under the run's version: the version walked is the bulk sync's.
+    const { id } = await createConnection(sourceKind());
+    body = await bulkSyncBody(id, { version: served, destination, spelling: spellingFor(served), schemas: [] });
+    delete body.schemas;
+  } catch (error) {
+    return unmet(error);
+  }
+  const started = Date.now();
+  const options = { version: header };
+  const first = await api().post('/api/bulk/syncs', body, options);
+  // The same body again at once (a 2xx made a sync: nothing to repeat): during the stage both answers must be the spec's.
+  const repeat = first.status >= 200 && first.status < 300 ? first : await api().post('/api/bulk/syncs', body, options);
+  const { last, attempts } = await repeatWhileNotCached(body, header, repeat, repeat === first ? 1 : 2, started, `the schema cache of a fresh source (${versionLabel(version)})`);
+  return { version, first, repeat: repeat === first ? undefined : repeat, last, attempts, waitedMs: Date.now() - started };
+}

@@ -1,0 +1,80 @@
+import { expect } from 'vitest';
+import type { RunningReference } from '../../src/reference/index.ts';
+import { bulkBody, call, CONFIGURATIONS, connectionBody, createConnection, expectError } from './helpers.ts';
+
+const csv = { destination_configuration: { format: 'csv' } };
+
+// Probes of the faults that one value of a dimension alone triggers (one kind, one version, the
+// repeat of an answer): each shows the deviation under that value, and the right answer under a
+// neighbouring value.
+
+type Probe = { options?: { schemaCacheDelayMs: number }; probe: (ref: RunningReference) => Promise<void> };
+
+const post = (ref: RunningReference, body: Record<string, unknown>, version?: string) => call(ref, 'POST', '/api/connections', { body, ...(version ? { version } : {}) });
+
+export const dimensionFaultProbes: Record<string, Probe> = {
+  'object-store-config-types-lenient': {
+    probe: async (ref) => {
+      const s3 = connectionBody('s3', { configuration: { ...CONFIGURATIONS.s3, object_store_bucket_name: null, cloud_access_key_id: 1 } });
+      expect((await post(ref, s3)).status).toBe(200);
+      expectError(await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, database: 1 } })), 400, 'validation_error');
+    },
+  },
+  'crm-domain-null-accepted': {
+    probe: async (ref) => {
+      expect((await post(ref, connectionBody('salesforce', { configuration: { domain: null } }))).status).toBe(200);
+      expectError(await post(ref, connectionBody('salesforce', { configuration: { domain: 1 } })), 400, 'validation_error');
+    },
+  },
+  'marketing-name-defaulted': {
+    probe: async (ref) => {
+      const { name: _drop, ...unnamed } = connectionBody('hubspot');
+      expect((await post(ref, unnamed)).status).toBe(200);
+      const { name: _also, ...unnamedCrm } = connectionBody('salesforce');
+      expectError(await post(ref, unnamedCrm), 400, 'validation_error');
+    },
+  },
+  'connection-port-edge-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65535 } })), 400, 'validation_error');
+      expect((await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65534 } }))).status).toBe(200);
+    },
+  },
+  'connection-2022-object-store-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('s3'), '2022-12-12'), 400, 'validation_error');
+      expect((await post(ref, connectionBody('s3'), '2023-04-25')).status).toBe(200);
+      expect((await post(ref, connectionBody('postgresql'), '2022-12-12')).status).toBe(200);
+    },
+  },
+  'connection-without-version-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('hubspot')), 400, 'unsupported_version');
+      expect((await post(ref, connectionBody('hubspot'), '2025-09-18')).status).toBe(200);
+      expectError(await call(ref, 'GET', '/api/bulk/syncs/nope/error-handling'), 404, 'not_found');
+    },
+  },
+  'no-schemas-repeat-metadata': {
+    options: { schemaCacheDelayMs: 60_000 },
+    probe: async (ref) => {
+      const [source, destination] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+      const body = bulkBody(source, destination, csv);
+      const first = await call(ref, 'POST', '/api/bulk/syncs', { body });
+      expectError(first, 400, 'schemas_not_cached');
+      expect(first.json.metadata).toBeNull();
+      const again = await call(ref, 'POST', '/api/bulk/syncs', { body });
+      expectError(again, 400, 'schemas_not_cached');
+      expect(again.json.metadata).toEqual({ connection_id: source, attempt: 2 });
+    },
+  },
+  'no-schemas-body-2022': {
+    options: { schemaCacheDelayMs: 60_000 },
+    probe: async (ref) => {
+      const [source, destination] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+      const old = await call(ref, 'POST', '/api/bulk/syncs', { version: '2022-12-12', body: bulkBody(source, destination, { dest_configuration: { format: 'csv' } }) });
+      expect(old.json).toMatchObject({ key: 'schemas_not_cached', status: '400', metadata: {} });
+      const now = await call(ref, 'POST', '/api/bulk/syncs', { version: '2025-09-18', body: bulkBody(source, destination, csv) });
+      expect(now.json).toMatchObject({ key: 'schemas_not_cached', status: 400, metadata: null });
+    },
+  },
+};
