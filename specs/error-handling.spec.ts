@@ -7,6 +7,7 @@ import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '..
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
+import { idVersionPairs, unknownIds, versionLabel } from '../src/suite/unknown-ids.ts';
 import {
   emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
   sameValue, sentApplied, unwrapFastCheck, Update, type Rule, type Settings,
@@ -23,8 +24,11 @@ check('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyn
 });
 
 check('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
-  const res = await api().get(`/api/bulk/syncs/${unknownId('bulk')}/error-handling`);
-  expectStatus(res, 404, 'GET error handling of an unknown bulk sync');
+  // Every shape of unknown id (one shaped like the run's own bulk sync id when there is one), each
+  // under every version: a 404 from one lookup path says nothing of the others.
+  const own = await bulkSyncId().catch(() => undefined);
+  const cases = idVersionPairs(unknownIds('bulk', own)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
+  await expectEveryCase('EHB-002', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(c.unknown.id)}/error-handling`, { version: c.version }), (s) => s === 404, '404 (unknown id)');
 });
 
 async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Update>[], known?: { start: Settings; steps: Update[] }): Promise<void> {
@@ -174,10 +178,17 @@ const VALID_BODIES: Array<Record<string, unknown>> = [
 ];
 
 check('EHS-007 a PUT to an unknown model sync answers 404', async () => {
-  for (const body of VALID_BODIES) {
-    const res = await api().put(`/api/syncs/${unknownId('sync')}/error-handling`, body);
-    expectStatus(res, 404, `PUT ${JSON.stringify(body)} to the error handling of an unknown model sync`);
-  }
+  // Every valid body to one unknown id (a target may look the id up on some paths only); then every
+  // shape of unknown id (one shaped like the run's own model sync id when there is one) under every
+  // version, with a body that changes something and with {}.
+  const own = await modelSyncId().catch(() => undefined);
+  const ids = unknownIds('sync', own);
+  const cases = [
+    ...VALID_BODIES.map((body) => ({ name: `body ${JSON.stringify(body)}`, id: unknownId('sync'), body, version: undefined as string | null | undefined })),
+    ...idVersionPairs(ids).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, id: unknown.id, body: { warning_notifications: true } as Record<string, unknown>, version })),
+    ...ids.map((unknown) => ({ name: `${unknown.shape} id, body {}`, id: unknown.id, body: {}, version: undefined })),
+  ];
+  await expectEveryCase('EHS-007', cases, (c) => api().put(`/api/syncs/${encodeURIComponent(c.id)}/error-handling`, c.body, c.version === undefined ? {} : { version: c.version }), (s) => s === 404, '404 (unknown id)');
 });
 
 check('EHS-008 null is accepted for each field, with the effect the profile names', async (t) => {
