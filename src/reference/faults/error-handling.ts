@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fieldError } from '../errors.ts';
+import { ApiError, fieldError } from '../errors.ts';
 import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING, type SyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { bulkErrorHandlingFaults } from './error-handling-bulk.ts';
+import { bulkErrorHandlingFaults, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -183,6 +183,25 @@ export const errorHandlingFaults: Fault[] = [
     description: 'PUT /api/syncs/{id}/error-handling answers an unknown id 200 (defaults with the update applied) instead of 404.',
     apply: ({ store }) =>
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
+  },
+  {
+    name: 'put-uuid-unknown-500',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling answers an unknown id shaped like a UUID 500 (the well-formed id reaches the update, which fails on the missing row); other unknown ids get 404.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const { id } = request.params as { id: string };
+        if (UUID.test(id) && !store.modelSyncs.has(id)) throw new ApiError('internal_error', 'update affected no row');
+      }),
+  },
+  {
+    name: 'put-special-id-400',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling answers an id holding a space, %, /, ? or # (percent-encoded in the path) 400 "malformed id" instead of 404 (unknown id).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        if (URL_SPECIAL.test((request.params as { id: string }).id)) throw fieldError('id', 'is malformed');
+      }),
   },
   {
     name: 'put-subscribers-lone-string',
