@@ -45,7 +45,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   });
   installPlumbing(app, config);
   // Before the routes, so that the hooks faults add are in place for every route.
-  applyFaults(options.faults ?? [], { app, store, config });
+  applyFaults(options.faults ?? [], { app, store, config, keys: { apiKey, orgKey } });
   const databases = new SourceDatabases();
   const discovery = new Discovery(databases, config);
   connectionRoutes(app, store, config, discovery);
