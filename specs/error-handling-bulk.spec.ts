@@ -6,6 +6,8 @@ import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts
 import { expectEveryCase, expectStatus } from '../src/suite/expect.ts';
 import { bulkSyncId } from '../src/suite/fixtures.ts';
 import { unknownIds } from '../src/suite/unknown-ids.ts';
+import { walkListLengths } from '../src/suite/list-lengths.ts';
+import { values } from '../src/generators/input-space.ts';
 import {
   allOf, answerShape, BULK_READER, BULK_SYNC, emptyRemovesAll, idempotent, NotObservable, omittedUnchanged, readsBack, replacesList, runModel, sentApplied,
   unwrapFastCheck, Update, type Settings,
@@ -47,6 +49,8 @@ const KNOWN: Array<[Settings, 'once' | 'twice']> = [
 check('EHB-003 the bulk error-handling PUT the profile declares follows the update rules, and GET reads its result (model-based)', async (t) => {
   declared(t);
   const id = await need(t, 'a bulk sync', bulkSyncId);
+  // Every list length of the input space, answer and GET (a cap or a paged read shows only past the cut).
+  await walkListLengths({ resource: BULK_SYNC, syncId: id, lengths: values<number>('list-length'), answer: true, reader: BULK_READER, tag: 'ehb3-' });
   const twice = allOf(updateRules, idempotent);
   const steps = KNOWN.map(([body, how]) => new Update(BULK_SYNC, body, how === 'twice' ? twice : updateRules));
   const commands = [BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, updateRules)), BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, twice))];

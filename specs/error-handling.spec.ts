@@ -8,6 +8,8 @@ import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
 import { idVersionPairs, unknownIds, versionLabel } from '../src/suite/unknown-ids.ts';
+import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
+import { values } from '../src/generators/input-space.ts';
 import {
   emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
   sameValue, sentApplied, unwrapFastCheck, Update, type Rule, type Settings,
@@ -50,11 +52,18 @@ check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)',
 });
 
 check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
+  // Every list length of the input space first (a cap shows only past it), then the model.
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: nonEmptyLengths(), answer: true, tag: 'ehs2-' });
   const withList = updateBody.filter((b) => Array.isArray(b.subscribers) && b.subscribers.length > 0);
   await modelBased(t, 'EHS-002', [updates(withList, replacesList), updates(updateBody, replacesList)]);
 });
 
 check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
+  // [] after the longest list the target must take, judged on the empty list only.
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  const longest = Math.max(...nonEmptyLengths().filter((n) => n <= UNSHOWN_LIMIT_FROM));
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: [longest, 0], answer: true, judged: (n) => n === 0, tag: 'ehs3-' });
   const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
   await modelBased(t, 'EHS-003', [updates(empty, emptyRemovesAll), updates(updateBody, emptyRemovesAll)]);
 });
@@ -95,6 +104,9 @@ check('EHS-011 the read the profile names answers what the last PUT answered (mo
   const reader = modelSyncReader();
   if (!reader) return t.skip('the read of a model sync\'s error handling is not shown and the profile gives no errorHandling.read');
   const rule = readsBack(reader);
+  // Every list length of the input space, each read back (a read that pages or caps a list shows only past the cut).
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-' });
   // From the opposite corner (every boolean true), so that each false is a change the read must show.
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-start@example.com'], warning_notifications: true };
   // {} is left out: whether it is accepted is EHS-004's rule, judged there only.

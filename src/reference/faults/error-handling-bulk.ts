@@ -1,7 +1,7 @@
 import { copyBulkErrorHandling, DEFAULT_BULK_ERROR_HANDLING, type BulkSyncErrorHandling } from '../store.ts';
 import { ApiError } from '../errors.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
+import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Faults of a bulk sync's error handling beyond the GET's shape: the GET's 404, and the PUT
 // extension (EHB-003: its update rules and the GET reading its result; EHB-004: 400 and 404).
@@ -36,6 +36,22 @@ export const bulkErrorHandlingFaults: Fault[] = [
     apply: ({ app }) =>
       beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request) => {
         if (URL_SPECIAL.test((request.params as { id: string }).id)) throw new ApiError('internal_error', 'lookup failed');
+      }),
+  },
+  {
+    name: 'bulk-put-subscribers-capped-at-10',
+    breaks: ['EHB-003'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) keeps only the first 10 subscribers of a longer list, silently.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 10) } : patch)),
+  },
+  {
+    name: 'bulk-read-subscribers-first-10',
+    breaks: ['EHB-003'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers only the first 10 subscribers (a page of the list); the PUT (extension) answers and stores the whole list.',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data) => {
+        if (Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
       }),
   },
   {

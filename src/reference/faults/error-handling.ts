@@ -185,6 +185,36 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
   },
   {
+    name: 'put-subscribers-capped-at-10',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling keeps only the first 10 subscribers of a longer list, silently (answer and stored settings alike).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 10) } : patch)),
+  },
+  {
+    name: 'put-subscribers-capped-at-100',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling keeps only the first 100 subscribers of a longer list, silently (a limit that should have been a 400, or none).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 100) } : patch)),
+  },
+  {
+    name: 'put-drops-long-addresses',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling silently drops subscriber addresses longer than 64 characters (the local part\'s limit applied to the whole address).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.filter((s) => s.length <= 64) } : patch)),
+  },
+  {
+    name: 'sync-read-subscribers-first-10',
+    breaks: ['EHS-011'],
+    description: 'GET /api/syncs/{id}/error-handling (extension) answers only the first 10 subscribers (a page of the list); the PUT answers and stores the whole list.',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.syncErrorHandling, (data) => {
+        if (Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
+      }),
+  },
+  {
     name: 'put-uuid-unknown-500',
     breaks: ['EHS-007'],
     description: 'PUT /api/syncs/{id}/error-handling answers an unknown id shaped like a UUID 500 (the well-formed id reaches the update, which fails on the missing row); other unknown ids get 404.',
