@@ -125,8 +125,8 @@ check('EHS-004 an empty object as body is valid and changes nothing', async (t) 
 });
 
 /** Every case is sent; each answer that is not 200 with the response schema's shape is named (the first two in full). */
-async function expectEveryAnswer(id: string, cases: readonly CoverageCase[], send: (c: CoverageCase) => Promise<ApiResponse>, ref: string): Promise<void> {
-  const bad: Array<{ c: CoverageCase; res: ApiResponse; problem: string }> = [];
+async function expectEveryAnswer<C extends CoverageCase>(id: string, cases: readonly C[], send: (c: C) => Promise<ApiResponse>, ref: string): Promise<void> {
+  const bad: Array<{ c: C; res: ApiResponse; problem: string }> = [];
   for (const c of cases) {
     const res = await send(c);
     const problem = res.status !== 200 ? `answered ${res.status}` : validate(ref, res.json).join('; ');
@@ -142,12 +142,15 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
   // Coverage phase: each field alone, the empty list, a list of one address (a serializer may
   // unwrap it), all of them; then random bodies. Null is EHS-008's rule and {} EHS-004's, judged there only.
   const sample = { auto_retry_record_errors: false, notify_on_record_errors: true, subscribers: ['dssc-cover@example.com', 'dssc-cover2@example.com'], warning_notifications: false };
-  const cases = [
+  const cases: Array<CoverageCase & { contentType?: string }> = [
     ...positiveCases(MODEL_SYNC.updateRef, sample).filter((c) => !c.name.endsWith('= null') && Object.keys(c.value).length > 0),
     { name: 'subscribers with one address', value: { subscribers: ['dssc-cover-one@example.com'] } },
+    // Each request Content-Type of the input space: RFC 8259 defines no charset parameter for
+    // application/json ('no effect on compliant recipients'), so a labelled body is the same JSON.
+    ...values<string>('content-type').filter((ct) => ct !== 'application/json').map((contentType) => ({ name: `sent as Content-Type: ${contentType}`, value: sample, contentType })),
   ];
   const path = MODEL_SYNC.path(syncId);
-  await expectEveryAnswer('EHS-005', cases, (c) => api().put(path, c.value), MODEL_SYNC.responseRef);
+  await expectEveryAnswer('EHS-005', cases, (c) => api().send({ method: 'PUT', path, body: c.value, ...(c.contentType ? { contentType: c.contentType } : {}) }), MODEL_SYNC.responseRef);
   await fc.assert(
     fc.asyncProperty(updateBody, async (body) => {
       const res = await api().put(path, body);

@@ -185,6 +185,15 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
   },
   {
+    name: 'put-refuses-json-charset',
+    breaks: ['EHS-005'],
+    description: 'PUT /api/syncs/{id}/error-handling answers a body labelled Content-Type: application/json; charset=utf-8 415 (a media-type check that compares the whole header with "application/json").',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
+      }),
+  },
+  {
     name: 'put-subscribers-capped-at-10',
     breaks: ['EHS-002'],
     description: 'PUT /api/syncs/{id}/error-handling keeps only the first 10 subscribers of a longer list, silently (answer and stored settings alike).',
