@@ -11,6 +11,7 @@ import requirements from '../../specs/requirements.json' with { type: 'json' };
 import { BASIC, bulkBody, call, connectionBody, createBulkSync, createConnection, createModelSync, expectError, sleep, start } from './helpers.ts';
 import { errorHandlingProbes } from './error-handling-probes.ts';
 import { apiFaultProbes } from './api-fault-probes.ts';
+import { idsAuthProbes } from './ids-auth-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
 
@@ -195,6 +196,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ),
   ...errorHandlingProbes,
   ...apiFaultProbes,
+  ...idsAuthProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {
       expectError(await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: {} }), 400, 'validation_error');
