@@ -60,6 +60,12 @@ export const idsAuthProbes: Record<string, Probe> = {
       expect((await call(ref, 'PUT', await syncPath(ref), { body: { subscribers: [long, 'a@x.org'] } })).json.data.subscribers).toEqual(['a@x.org']);
     },
   },
+  'error-status-as-string-on-uuid-404': {
+    probe: async (ref) => {
+      expect((await call(ref, 'GET', `/api/bulk/syncs/${UUID}/error-handling`)).json.status).toBe('404');
+      expectError(await call(ref, 'GET', '/api/bulk/syncs/nope/error-handling'), 404, 'not_found');
+    },
+  },
   'put-refuses-json-charset': {
     probe: async (ref) => {
       const path = await syncPath(ref);
