@@ -8,7 +8,7 @@ import { settings, unknownId } from './context.ts';
 // unknown id of one shape only says how that path answers.
 
 export interface UnknownId {
-  /** The dimension's value, or 'own-shape' for the one shaped like an id the target gave. */
+  /** The value of the `unknown-id` dimension. */
   shape: string;
   /** The raw id; paths carry it percent-encoded (encodeURIComponent). */
   id: string;
@@ -47,25 +47,25 @@ export function sameShapeAs(own: string, label: string): string {
     .join('');
 }
 
-const CLASS: Record<string, (label: string) => string> = {
+const CLASS: Record<string, (label: string, own?: string) => string | undefined> = {
   '<uuid-unknown>': uuidShaped,
   '<opaque-unknown>': (label) => `dssc${hex(`opaque/${label}`, 20)}`,
   '<long-unknown>': (label) => `dssc-${unknownId(label)}-${hex(`long/${label}`, 200)}`.slice(0, 200),
   '<url-special-unknown>': (label) => `dssc ${hex(`special/${label}`, 8)}%20/?x=1#frag`,
+  '<own-shape-unknown>': (label, own) => (own ? sameShapeAs(own, label) : undefined),
 };
 
 /**
- * Every value of the `unknown-id` dimension for `label`, then (when `own` is given, an id the
- * target minted in this run) one of the target's own shape.
+ * Every value of the `unknown-id` dimension for `label`; the target's own shape only when `own`,
+ * an id the target minted in this run, is given.
  */
 export function unknownIds(label: string, own?: string): UnknownId[] {
-  const out = values<string>('unknown-id').map((shape) => {
+  return values<string>('unknown-id').flatMap((shape) => {
     const make = CLASS[shape];
     if (!make) throw new Error(`no unknown id is made for the class ${shape} of input-space.json`);
-    return { shape, id: make(label) };
+    const id = make(label, own);
+    return id === undefined ? [] : [{ shape, id }];
   });
-  if (own) out.push({ shape: `own-shape (like ${own.length} characters of the target's own ids)`, id: sameShapeAs(own, label) });
-  return out;
 }
 
 /**
