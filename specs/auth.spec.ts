@@ -101,6 +101,23 @@ const swapCase = (s: string) => [...s].map((c) => (c === c.toUpperCase() ? c.toL
  * real keys included (the ones a lenient comparison lets through: case-insensitive, prefix,
  * first token only, any scheme); never the real credential itself.
  */
+/**
+ * Each key under the other scheme (Authentication 1: 'Bearer with a user API key, and Basic with
+ * an organization-scoped API key'): the user key in Basic, in either composition (the one the
+ * profile names is the organization key's, the other is a near miss anyway), and the organization
+ * key as a Bearer token. Neither pairing is a credential the spec lists, so each is 'insufficient'.
+ */
+function crossScheme(): Array<[string, AuthMode]> {
+  const key = settings().apiKey;
+  const out: Array<[string, AuthMode]> = [
+    ['the user API key under Basic as "<key>:"', { authorization: `Basic ${b64(`${key}:`)}` }],
+    ['the user API key under Basic as ":<key>"', { authorization: `Basic ${b64(`:${key}`)}` }],
+  ];
+  const org = settings().orgKey;
+  if (org) out.push(['the organization key under Bearer', { authorization: `Bearer ${org}` }]);
+  return out;
+}
+
 function wrongCredentials(): Array<[string, AuthMode]> {
   const wrongKey = `dssc-wrong-${settings().runId}`;
   const key = settings().apiKey;
@@ -117,15 +134,19 @@ function wrongCredentials(): Array<[string, AuthMode]> {
     ['an empty Basic credential', { authorization: `Basic ${b64(':')}` }],
   ];
   if (swapCase(key) !== key) out.push(['the API key with its case changed', { authorization: `Bearer ${swapCase(key)}` }]);
+  out.push(['an empty Bearer credential', { authorization: 'Bearer ' }], ...crossScheme());
   const org = settings().orgKey;
   const basic = profile().auth?.basic;
   if (org && basic) {
+    const composed = (k: string) => `Basic ${b64(basic === 'key-as-username' ? `${k}:` : `:${k}`)}`;
     const wrongPlace = basic === 'key-as-username' ? `:${org}` : `${org}:`;
     out.push(
       ['the organization key in the other place of the Basic composition', { authorization: `Basic ${b64(wrongPlace)}` }],
       ['the organization key in Basic without the colon', { authorization: `Basic ${b64(org)}` }],
-      ['the organization key with one character more in Basic', { authorization: `Basic ${b64(basic === 'key-as-username' ? `${org}x:` : `:${org}x`)}` }],
+      ['the organization key with one character more in Basic', { authorization: composed(`${org}x`) }],
+      ['the organization key without its last character in Basic', { authorization: composed(org.slice(0, -1)) }],
     );
+    if (swapCase(org) !== org) out.push(['the organization key with its case changed in Basic', { authorization: composed(swapCase(org)) }]);
   }
   // Near misses are nearly the secret: each is redacted from every output like the key itself.
   for (const [, auth] of out) {
@@ -151,7 +172,9 @@ check('AUTH-005 endpoints that do not list 403 still refuse a missing or wrong c
   const source = await cachedSourceId().catch(() => undefined);
   if (source) requests.push(['/api/bulk/syncs', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' })]);
   if (requests.length === 0) t.skip('no valid request could be built: the profile gives no relational database configuration and no source became ready');
-  const cases: Array<[string, AuthMode]> = [['no Authorization', 'none'], ...wrongCredentials().slice(0, 1)];
+  // Beside the absent and the wrong key, each key under the other scheme: a key table shared by
+  // both schemes shows on every endpoint, not only on those that list 403.
+  const cases: Array<[string, AuthMode]> = [['no Authorization', 'none'], ...wrongCredentials().slice(0, 1), ...crossScheme()];
   for (const [path, body] of requests) {
     for (const [label, auth] of cases) {
       const res = await api().post(path, await body(), { auth });

@@ -5,6 +5,9 @@ import { BULK_VALID_BODIES, negativeCases, NOT_OBJECTS } from '../src/generators
 import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus } from '../src/suite/expect.ts';
 import { bulkSyncId } from '../src/suite/fixtures.ts';
+import { unknownIds } from '../src/suite/unknown-ids.ts';
+import { walkListLengths } from '../src/suite/list-lengths.ts';
+import { values } from '../src/generators/input-space.ts';
 import {
   allOf, answerShape, BULK_READER, BULK_SYNC, emptyRemovesAll, idempotent, NotObservable, omittedUnchanged, readsBack, replacesList, runModel, sentApplied,
   unwrapFastCheck, Update, type Settings,
@@ -46,6 +49,8 @@ const KNOWN: Array<[Settings, 'once' | 'twice']> = [
 check('EHB-003 the bulk error-handling PUT the profile declares follows the update rules, and GET reads its result (model-based)', async (t) => {
   declared(t);
   const id = await need(t, 'a bulk sync', bulkSyncId);
+  // Every list length of the input space, answer and GET (a cap or a paged read shows only past the cut).
+  await walkListLengths({ resource: BULK_SYNC, syncId: id, lengths: values<number>('list-length'), answer: true, reader: BULK_READER, tag: 'ehb3-' });
   const twice = allOf(updateRules, idempotent);
   const steps = KNOWN.map(([body, how]) => new Update(BULK_SYNC, body, how === 'twice' ? twice : updateRules));
   const commands = [BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, updateRules)), BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, twice))];
@@ -70,6 +75,10 @@ check('EHB-004 the bulk error-handling PUT answers a wrong type or a non-object 
     ...negativeCases(BULK_SYNC.updateRef, {}).map((c) => ({ name: c.name, path, body: JSON.stringify(c.value), status: 400 })),
     ...NOT_OBJECTS.map((raw) => ({ name: `body ${raw}`, path, body: raw, status: 400 })),
     ...BULK_VALID_BODIES.map((b) => ({ name: `unknown id, body ${JSON.stringify(b)}`, path: missing, body: JSON.stringify(b), status: 404 })),
+    // Every shape of unknown id, one shaped like the bulk sync's own id included, with {} and a body that changes something.
+    ...unknownIds('bulk-put', id).flatMap((u) =>
+      ['{}', '{"ingestion_failure_threshold":5}'].map((body) => ({ name: `${u.shape} id, body ${body}`, path: BULK_SYNC.path(u.id), body, status: 404 })),
+    ),
   ];
   await expectEveryCase('EHB-004', cases, (c) => api().send({ method: 'PUT', path: c.path, rawBody: c.body }), (s, c) => s === c.status, '400 (a wrong type) or 404 (an unknown id)');
   await fc.assert(

@@ -7,6 +7,9 @@ import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '..
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
+import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
+import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
+import { values } from '../src/generators/input-space.ts';
 import {
   emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
   sameValue, sentApplied, unwrapFastCheck, Update, type Rule, type Settings,
@@ -23,8 +26,12 @@ check('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyn
 });
 
 check('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
-  const res = await api().get(`/api/bulk/syncs/${unknownId('bulk')}/error-handling`);
-  expectStatus(res, 404, 'GET error handling of an unknown bulk sync');
+  // Every shape of unknown id (one shaped like the run's own bulk sync id when there is one), each
+  // under every version: a 404 from one lookup path says nothing of the others.
+  const own = await bulkSyncId().catch(() => undefined);
+  const cases = idVersionPairs(unknownIds('bulk', own)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
+  await expectEveryCase('EHB-002', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(c.unknown.id)}/error-handling`, { version: c.version }), (s) => s === 404, '404 (unknown id)');
+  walkedOwnShape('GET /api/bulk/syncs/{id}/error-handling', cases);
 });
 
 async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Update>[], known?: { start: Settings; steps: Update[] }): Promise<void> {
@@ -46,11 +53,18 @@ check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)',
 });
 
 check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
+  // Every list length of the input space first (a cap shows only past it), then the model.
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: nonEmptyLengths(), answer: true, tag: 'ehs2-' });
   const withList = updateBody.filter((b) => Array.isArray(b.subscribers) && b.subscribers.length > 0);
   await modelBased(t, 'EHS-002', [updates(withList, replacesList), updates(updateBody, replacesList)]);
 });
 
 check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
+  // [] after the longest list the target must take, judged on the empty list only.
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  const longest = Math.max(...nonEmptyLengths().filter((n) => n <= UNSHOWN_LIMIT_FROM));
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: [longest, 0], answer: true, judged: (n) => n === 0, tag: 'ehs3-' });
   const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
   await modelBased(t, 'EHS-003', [updates(empty, emptyRemovesAll), updates(updateBody, emptyRemovesAll)]);
 });
@@ -91,6 +105,9 @@ check('EHS-011 the read the profile names answers what the last PUT answered (mo
   const reader = modelSyncReader();
   if (!reader) return t.skip('the read of a model sync\'s error handling is not shown and the profile gives no errorHandling.read');
   const rule = readsBack(reader);
+  // Every list length of the input space, each read back (a read that pages or caps a list shows only past the cut).
+  const syncId = await need(t, 'a model sync', modelSyncId);
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-' });
   // From the opposite corner (every boolean true), so that each false is a change the read must show.
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-start@example.com'], warning_notifications: true };
   // {} is left out: whether it is accepted is EHS-004's rule, judged there only.
@@ -109,8 +126,8 @@ check('EHS-004 an empty object as body is valid and changes nothing', async (t) 
 });
 
 /** Every case is sent; each answer that is not 200 with the response schema's shape is named (the first two in full). */
-async function expectEveryAnswer(id: string, cases: readonly CoverageCase[], send: (c: CoverageCase) => Promise<ApiResponse>, ref: string): Promise<void> {
-  const bad: Array<{ c: CoverageCase; res: ApiResponse; problem: string }> = [];
+async function expectEveryAnswer<C extends CoverageCase>(id: string, cases: readonly C[], send: (c: C) => Promise<ApiResponse>, ref: string): Promise<void> {
+  const bad: Array<{ c: C; res: ApiResponse; problem: string }> = [];
   for (const c of cases) {
     const res = await send(c);
     const problem = res.status !== 200 ? `answered ${res.status}` : validate(ref, res.json).join('; ');
@@ -126,12 +143,15 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
   // Coverage phase: each field alone, the empty list, a list of one address (a serializer may
   // unwrap it), all of them; then random bodies. Null is EHS-008's rule and {} EHS-004's, judged there only.
   const sample = { auto_retry_record_errors: false, notify_on_record_errors: true, subscribers: ['dssc-cover@example.com', 'dssc-cover2@example.com'], warning_notifications: false };
-  const cases = [
+  const cases: Array<CoverageCase & { contentType?: string }> = [
     ...positiveCases(MODEL_SYNC.updateRef, sample).filter((c) => !c.name.endsWith('= null') && Object.keys(c.value).length > 0),
     { name: 'subscribers with one address', value: { subscribers: ['dssc-cover-one@example.com'] } },
+    // Each request Content-Type of the input space: RFC 8259 defines no charset parameter for
+    // application/json ('no effect on compliant recipients'), so a labelled body is the same JSON.
+    ...values<string>('content-type').filter((ct) => ct !== 'application/json').map((contentType) => ({ name: `sent as Content-Type: ${contentType}`, value: sample, contentType })),
   ];
   const path = MODEL_SYNC.path(syncId);
-  await expectEveryAnswer('EHS-005', cases, (c) => api().put(path, c.value), MODEL_SYNC.responseRef);
+  await expectEveryAnswer('EHS-005', cases, (c) => api().send({ method: 'PUT', path, body: c.value, ...(c.contentType ? { contentType: c.contentType } : {}) }), MODEL_SYNC.responseRef);
   await fc.assert(
     fc.asyncProperty(updateBody, async (body) => {
       const res = await api().put(path, body);
@@ -174,10 +194,18 @@ const VALID_BODIES: Array<Record<string, unknown>> = [
 ];
 
 check('EHS-007 a PUT to an unknown model sync answers 404', async () => {
-  for (const body of VALID_BODIES) {
-    const res = await api().put(`/api/syncs/${unknownId('sync')}/error-handling`, body);
-    expectStatus(res, 404, `PUT ${JSON.stringify(body)} to the error handling of an unknown model sync`);
-  }
+  // Every valid body to one unknown id (a target may look the id up on some paths only); then every
+  // shape of unknown id (one shaped like the run's own model sync id when there is one) under every
+  // version, with a body that changes something and with {}.
+  const own = await modelSyncId().catch(() => undefined);
+  const ids = unknownIds('sync', own);
+  const cases = [
+    ...VALID_BODIES.map((body) => ({ name: `body ${JSON.stringify(body)}`, id: unknownId('sync'), body, version: undefined as string | null | undefined })),
+    ...idVersionPairs(ids).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, id: unknown.id, body: { warning_notifications: true } as Record<string, unknown>, version })),
+    ...ids.map((unknown) => ({ name: `${unknown.shape} id, body {}`, id: unknown.id, body: {}, version: undefined })),
+  ];
+  await expectEveryCase('EHS-007', cases, (c) => api().put(`/api/syncs/${encodeURIComponent(c.id)}/error-handling`, c.body, c.version === undefined ? {} : { version: c.version }), (s) => s === 404, '404 (unknown id)');
+  walkedOwnShape('PUT /api/syncs/{id}/error-handling', idVersionPairs(ids));
 });
 
 check('EHS-008 null is accepted for each field, with the effect the profile names', async (t) => {

@@ -2,6 +2,7 @@ import type { ApiResponse } from '../src/client/http-client.ts';
 import { api, connectionBody, once, profile, unknownId, Unjudgeable } from '../src/suite/context.ts';
 import { modelSyncId, readySource } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
+import { unknownIds } from '../src/suite/unknown-ids.ts';
 
 // Spec › Errors › Error body (all error statuses). The suite provokes one error of each kind the
 // spec lists here; every error answer of the run, these and those any other check saw, is judged
@@ -24,6 +25,10 @@ function provoked(): Promise<Provoked[]> {
     await add('403 on PUT error handling', () => api().put(`/api/syncs/${encodeURIComponent(sync)}/error-handling`, {}, { auth: 'none' }));
     await add('404 on GET bulk error handling', () => api().get(`/api/bulk/syncs/${unknownId('bulk')}/error-handling`));
     await add('404 on PUT error handling', () => api().put(`/api/syncs/${unknownId('sync')}/error-handling`, { warning_notifications: true }));
+    // An unknown id of the usual id shape may be answered by another path (a lookup, not a parse), with its own error body.
+    const uuid = unknownIds('errors').find((u) => u.shape === '<uuid-unknown>')!.id;
+    await add('404 on GET bulk error handling, UUID-shaped id', () => api().get(`/api/bulk/syncs/${uuid}/error-handling`));
+    await add('404 on PUT error handling, UUID-shaped id', () => api().put(`/api/syncs/${uuid}/error-handling`, { warning_notifications: true }));
     await add('400 on PUT error handling', () => api().put(`/api/syncs/${encodeURIComponent(sync)}/error-handling`, { subscribers: 'not-a-list' }));
     if (profile().kinds?.relationalDatabase) {
       await add('400 on POST connections', () => api().post('/api/connections', { ...connectionBody('relationalDatabase'), name: undefined, configuration: 'not-an-object' }));

@@ -39,10 +39,13 @@ export function createReference(options: ReferenceOptions = {}): Reference {
     logger: options.logger ?? false,
     bodyLimit: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
     frameworkErrors: frameworkErrorHandler(config),
+    // An id is any string (Spec › Path parameter 'id (string, required)'): a long unknown id is an
+    // unknown id (404), not a malformed request, so fastify's 100-character cap is lifted.
+    routerOptions: { maxParamLength: 8192 },
   });
   installPlumbing(app, config);
   // Before the routes, so that the hooks faults add are in place for every route.
-  applyFaults(options.faults ?? [], { app, store, config });
+  applyFaults(options.faults ?? [], { app, store, config, keys: { apiKey, orgKey } });
   const databases = new SourceDatabases();
   const discovery = new Discovery(databases, config);
   connectionRoutes(app, store, config, discovery);

@@ -12,6 +12,7 @@ import { BASIC, bulkBody, call, connectionBody, createBulkSync, createConnection
 import { errorHandlingProbes } from './error-handling-probes.ts';
 import { apiFaultProbes } from './api-fault-probes.ts';
 import { dimensionFaultProbes } from './dimension-fault-probes.ts';
+import { idsAuthProbes } from './ids-auth-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
 
@@ -197,6 +198,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ...errorHandlingProbes,
   ...apiFaultProbes,
   ...dimensionFaultProbes,
+  ...idsAuthProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {
       expectError(await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: {} }), 400, 'validation_error');

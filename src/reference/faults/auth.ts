@@ -4,7 +4,54 @@ import { editErrorBody, isRoute, ROUTES, type Fault } from './fault.ts';
 const BEARER = /^bearer +\S/i;
 const BASIC = /^basic +\S/i;
 
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+/** The decoded Basic credential, or undefined for another scheme. */
+const basicOf = (header: string | undefined) => (BASIC.test(header ?? '') ? Buffer.from((header ?? '').replace(/^basic +/i, ''), 'base64').toString('utf8') : undefined);
+
 export const authFaults: Fault[] = [
+  {
+    name: 'basic-accepts-user-key',
+    // AUTH-005 too: the creation endpoints take the user key under Basic as well.
+    breaks: ['AUTH-004', 'AUTH-005'],
+    description: 'Basic takes either key: the user API key composed as the organization key is ("<user key>:") is accepted too (one key table for both schemes).',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => {
+        const decoded = basicOf(header);
+        return authenticate(header) || (decoded !== undefined && decoded.endsWith(':') && authenticate(`Bearer ${decoded.slice(0, -1)}`));
+      };
+    },
+  },
+  {
+    name: 'bearer-accepts-org-key',
+    breaks: ['AUTH-004', 'AUTH-005'],
+    description: 'Bearer takes either key: "Bearer <organization key>" is accepted too (one key table for both schemes).',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate(header) || (BEARER.test(header ?? '') && authenticate(`Basic ${b64(`${(header ?? '').replace(/^bearer +/i, '').trim()}:`)}`));
+    },
+  },
+  {
+    name: 'basic-org-key-case-insensitive',
+    breaks: ['AUTH-004'],
+    description: 'The organization key in Basic is compared ignoring case (Bearer compares exactly).',
+    apply: ({ config, keys }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate(header) || basicOf(header)?.toLowerCase() === `${keys.orgKey}:`.toLowerCase();
+    },
+  },
+  {
+    name: 'basic-org-key-prefix',
+    breaks: ['AUTH-004'],
+    description: 'The organization key in Basic is compared by prefix: any non-empty beginning of it ("<start of org key>:") is accepted (a comparison bounded by the given length).',
+    apply: ({ config, keys }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => {
+        const user = basicOf(header)?.match(/^([^:]+):$/)?.[1];
+        return authenticate(header) || (user !== undefined && keys.orgKey.startsWith(user));
+      };
+    },
+  },
   {
     name: 'bearer-rejected',
     // The key is refused everywhere, so every check that can say so fails (the rest cannot be
@@ -69,9 +116,9 @@ export const authFaults: Fault[] = [
       const authenticate = config.authenticate;
       config.authenticate = (header) => {
         if (authenticate(header) || !BASIC.test(header ?? '')) return authenticate(header);
-        const decoded = Buffer.from((header ?? '').replace(/^basic +/i, ''), 'base64').toString('utf8');
+        const decoded = basicOf(header) ?? '';
         const key = decoded.startsWith(':') ? decoded.slice(1) : decoded.includes(':') ? undefined : decoded;
-        return key !== undefined && key !== '' && authenticate(`Basic ${Buffer.from(`${key}:`).toString('base64')}`);
+        return key !== undefined && key !== '' && authenticate(`Basic ${b64(`${key}:`)}`);
       };
     },
   },

@@ -1,5 +1,7 @@
 import { editErrorBody, type Fault } from './fault.ts';
 
+const UUID_IN_PATH = /\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}(\/|$)/i;
+
 export const errorBodyFaults: Fault[] = [
   {
     name: 'error-status-as-string',
@@ -26,6 +28,15 @@ export const errorBodyFaults: Fault[] = [
     apply: ({ app }) =>
       editErrorBody(app, (body, reply) => {
         if (reply.statusCode === 404) body.status = 400;
+      }),
+  },
+  {
+    name: 'error-status-as-string-on-uuid-404',
+    breaks: ['ERR-001'],
+    description: 'A 404 for an id shaped like a UUID (the path a lookup takes, not a parse) carries status as a string ("404"); every other error body is right.',
+    apply: ({ app }) =>
+      editErrorBody(app, (body, reply) => {
+        if (reply.statusCode === 404 && UUID_IN_PATH.test(reply.request.url)) body.status = String(body.status);
       }),
   },
   {

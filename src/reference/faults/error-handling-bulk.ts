@@ -1,11 +1,12 @@
 import { copyBulkErrorHandling, DEFAULT_BULK_ERROR_HANDLING, type BulkSyncErrorHandling } from '../store.ts';
+import { ApiError } from '../errors.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
+import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Faults of a bulk sync's error handling beyond the GET's shape: the GET's 404, and the PUT
 // extension (EHB-003: its update rules and the GET reading its result; EHB-004: 400 and 404).
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** What a lenient decoder makes of a wrongly typed threshold: a numeric string is a number, else nothing. */
 function coerceThreshold(value: unknown): number | undefined {
@@ -14,7 +15,52 @@ function coerceThreshold(value: unknown): number | undefined {
   return undefined;
 }
 
+/** Characters an id minted by a service never holds: what a path-parameter check chokes on. */
+export const URL_SPECIAL = /[\s%/?#]/;
+
 export const bulkErrorHandlingFaults: Fault[] = [
+  {
+    name: 'bulk-error-handling-uuid-unknown-200',
+    breaks: ['EHB-002'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers an unknown id shaped like a UUID 200 with the default settings (a lookup that returns a default row for any well-formed id); other unknown ids get 404.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request, reply) => {
+        const { id } = request.params as { id: string };
+        if (UUID.test(id) && !store.bulkSyncs.has(id)) return reply.send({ data: copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING) });
+      }),
+  },
+  {
+    name: 'bulk-error-handling-special-id-500',
+    breaks: ['EHB-002'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers an id holding a space, %, /, ? or # (percent-encoded in the path) 500, as if the decoded id broke the lookup; other unknown ids get 404.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request) => {
+        if (URL_SPECIAL.test((request.params as { id: string }).id)) throw new ApiError('internal_error', 'lookup failed');
+      }),
+  },
+  {
+    name: 'bulk-put-subscribers-capped-at-10',
+    breaks: ['EHB-003'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) keeps only the first 10 subscribers of a longer list, silently.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 10) } : patch)),
+  },
+  {
+    name: 'bulk-read-subscribers-first-10',
+    breaks: ['EHB-003'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers only the first 10 subscribers (a page of the list); the PUT (extension) answers and stores the whole list.',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data) => {
+        if (Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
+      }),
+  },
+  {
+    name: 'bulk-put-uuid-unknown-200',
+    breaks: ['EHB-004'],
+    description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) answers an unknown id shaped like a UUID 200 (an upsert for well-formed ids), with the defaults and the update; other unknown ids get 404.',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, patch) ?? (UUID.test(id) ? { ...copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING), ...patch } : undefined)),
+  },
   {
     name: 'bulk-error-handling-non-uuid-200',
     breaks: ['EHB-002'],

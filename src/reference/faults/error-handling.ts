@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { fieldError } from '../errors.ts';
+import { ApiError, fieldError } from '../errors.ts';
 import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING, type SyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { bulkErrorHandlingFaults } from './error-handling-bulk.ts';
+import { bulkErrorHandlingFaults, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -183,6 +183,64 @@ export const errorHandlingFaults: Fault[] = [
     description: 'PUT /api/syncs/{id}/error-handling answers an unknown id 200 (defaults with the update applied) instead of 404.',
     apply: ({ store }) =>
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
+  },
+  {
+    name: 'put-refuses-json-charset',
+    breaks: ['EHS-005'],
+    description: 'PUT /api/syncs/{id}/error-handling answers a body labelled Content-Type: application/json; charset=utf-8 415 (a media-type check that compares the whole header with "application/json").',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
+      }),
+  },
+  {
+    name: 'put-subscribers-capped-at-10',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling keeps only the first 10 subscribers of a longer list, silently (answer and stored settings alike).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 10) } : patch)),
+  },
+  {
+    name: 'put-subscribers-capped-at-100',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling keeps only the first 100 subscribers of a longer list, silently (a limit that should have been a 400, or none).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.slice(0, 100) } : patch)),
+  },
+  {
+    name: 'put-drops-long-addresses',
+    breaks: ['EHS-002'],
+    description: 'PUT /api/syncs/{id}/error-handling silently drops subscriber addresses longer than 64 characters (the local part\'s limit applied to the whole address).',
+    apply: ({ store }) =>
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch.subscribers ? { ...patch, subscribers: patch.subscribers.filter((s) => s.length <= 64) } : patch)),
+  },
+  {
+    name: 'sync-read-subscribers-first-10',
+    breaks: ['EHS-011'],
+    description: 'GET /api/syncs/{id}/error-handling (extension) answers only the first 10 subscribers (a page of the list); the PUT answers and stores the whole list.',
+    apply: ({ app }) =>
+      editSuccess(app, 'GET', ROUTES.syncErrorHandling, (data) => {
+        if (Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
+      }),
+  },
+  {
+    name: 'put-uuid-unknown-500',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling answers an unknown id shaped like a UUID 500 (the well-formed id reaches the update, which fails on the missing row); other unknown ids get 404.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        const { id } = request.params as { id: string };
+        if (UUID.test(id) && !store.modelSyncs.has(id)) throw new ApiError('internal_error', 'update affected no row');
+      }),
+  },
+  {
+    name: 'put-special-id-400',
+    breaks: ['EHS-007'],
+    description: 'PUT /api/syncs/{id}/error-handling answers an id holding a space, %, /, ? or # (percent-encoded in the path) 400 "malformed id" instead of 404 (unknown id).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'PUT', ROUTES.syncErrorHandling, (request) => {
+        if (URL_SPECIAL.test((request.params as { id: string }).id)) throw fieldError('id', 'is malformed');
+      }),
   },
   {
     name: 'put-subscribers-lone-string',

@@ -13,6 +13,8 @@ export interface ReferenceSeams {
   store: Store;
   /** Includes `delivery`, the steps of a webhook delivery (delivery.ts), which a fault wraps or replaces. */
   config: ReferenceConfig;
+  /** The credentials the reference accepts, for faults that compare a credential another way than the authenticator. */
+  keys: { apiKey: string; orgKey: string };
 }
 
 /** A deliberate deviation from the spec, used to prove that the suite notices it. */
