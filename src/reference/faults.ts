@@ -13,6 +13,7 @@ import { versionFaults } from './faults/versions.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
 import { runFaults, runVariants } from './faults/benign-runs.ts';
+import { answerVariants } from './faults/benign-answers.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -44,7 +45,7 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...answerVariants];
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));

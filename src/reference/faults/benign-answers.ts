@@ -1,0 +1,46 @@
+import type { FastifyRequest } from 'fastify';
+import { isObject } from '../validation.ts';
+import { ROUTES, type Fault } from './fault.ts';
+
+// Benign variants of the error-handling answers: "All fields are optional in the response"
+// (Spec › SyncErrorHandling, BulkSyncErrorHandling), so an answer may leave any field out. A field
+// left out is not reported, not changed: the reference's reads (the GET of each resource) still
+// show every field, which is where a check confirms a rule the answer does not show.
+
+type Data = Record<string, unknown>;
+
+const onErrorHandling = (request: FastifyRequest) =>
+  request.routeOptions.url === ROUTES.syncErrorHandling || request.routeOptions.url === ROUTES.bulkErrorHandling;
+
+/** Edits `data` of a successful error-handling PUT's answer (either resource); the GETs stay whole. */
+function editPutAnswers(edit: (data: Data, request: FastifyRequest) => Data): Fault['apply'] {
+  return ({ app }) =>
+    app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+      if (reply.statusCode >= 400 || !onErrorHandling(request) || request.method !== 'PUT') return payload;
+      if (!isObject(payload) || !isObject(payload.data)) return payload;
+      return { ...payload, data: edit(payload.data, request) };
+    });
+}
+
+/** Go's `omitempty`: false, 0, null and the empty list are left out of the JSON. */
+const isEmpty = (v: unknown) => v === false || v === 0 || v === null || (Array.isArray(v) && v.length === 0);
+
+export const answerVariants: readonly Fault[] = [
+  {
+    name: 'put-answers-sent-fields-only',
+    breaks: [],
+    description:
+      'The error-handling PUTs (model sync, and the bulk sync extension) answer only the fields the body carried, with their values after the update: PUT {} is answered {"data":{}} (all fields are optional in the response). The reads show every field.',
+    apply: editPutAnswers((data, request) => {
+      const sent = isObject(request.body) ? request.body : {};
+      return Object.fromEntries(Object.entries(data).filter(([field]) => field in sent));
+    }),
+  },
+  {
+    name: 'put-answers-omitempty',
+    breaks: [],
+    description:
+      'The error-handling PUTs (model sync, and the bulk sync extension) leave out of their answer the fields whose value is false, 0, null or an empty list, sent or not, as a Go server serializing with omitempty does (all fields are optional in the response). The reads show every field.',
+    apply: editPutAnswers((data) => Object.fromEntries(Object.entries(data).filter(([, v]) => !isEmpty(v)))),
+  },
+];
