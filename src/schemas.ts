@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { isIsoUtc } from './iso8601.ts';
 import { schemasDir } from './paths.ts';
 
 // ajv-formats is CommonJS; under nodenext its default import is the module object.
@@ -26,6 +27,8 @@ function instance(): Ajv2020 {
     ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
     ajv.addKeyword({ keyword: 'x-secret', schemaType: 'boolean' });
     addFormats(ajv);
+    // ISO 8601 as the spec names it (the delivery timestamp), wider than ajv's RFC 3339 date-time.
+    ajv.addFormat('iso8601-utc', { type: 'string', validate: isIsoUtc });
     for (const schema of Object.values(schemas)) ajv.addSchema(schema);
   }
   return ajv;

@@ -97,6 +97,19 @@ export const wireVariants: readonly Fault[] = [
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/\.\d+(?=Z$)/, ''))),
   },
   {
+    name: 'delivery-timestamp-comma',
+    breaks: [],
+    description: 'Service-Signature-Timestamp has a comma as the decimal sign (2026-11-25T21:09:07,473Z): ISO 8601 allows it, and prefers it (RFC 3339 does not, but the spec names ISO 8601).',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace('.', ','))),
+  },
+  {
+    name: 'delivery-timestamp-basic',
+    breaks: [],
+    description: 'Service-Signature-Timestamp in the ISO 8601 basic format, to the microsecond, with the zero offset +0000 (20261125T210907.473000+0000).',
+    apply: ({ config }) =>
+      editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/[-:]/g, '').replace(/\.(\d+)Z$/, '.$1000+0000'))),
+  },
+  {
     name: 'delivery-extra-headers',
     breaks: [],
     description: 'Deliveries carry headers the spec does not list (X-Request-Id, Service-Delivery-Attempt).',
