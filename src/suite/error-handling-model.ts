@@ -290,7 +290,12 @@ export function readsBack(reader: Reader): Rule {
   return async (step) => {
     const { resource, syncId, answered, res } = step;
     const read = await readSettings(reader, syncId);
-    if (!read.data) return { problem: read.problem!, evidence: [res, read.res] };
+    // A settings value of the wrong type at the spec's GET is EHB-001's finding (judgesTypes false).
+    if (read.problem && (read.res.status !== 200 || reader.judgesTypes)) return { problem: read.problem, evidence: [res, read.res] };
+    if (!read.data) {
+      step.tally.miss(`${reader.what} answered without settings (data is optional), so it reports nothing to compare`);
+      return undefined;
+    }
     const got = read.data;
     for (const f of resource.fields) {
       if (!(f in answered) || !wellTyped(f, answered[f])) {

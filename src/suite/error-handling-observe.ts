@@ -50,11 +50,16 @@ export const BULK_READER: Reader = {
   judgesTypes: false,
 };
 
-/** The settings object a read answered, or why there is none. */
+/**
+ * The settings object a read answered; else `problem` says what is wrong, or neither is set: the
+ * read answered 200 without settings, which the spec allows ("data is optional") and reports nothing.
+ */
 export async function readSettings(reader: Reader, syncId: string): Promise<{ res: ApiResponse; data?: Settings; problem?: string }> {
   const res = await api().get(reader.path(syncId));
   if (res.status !== 200) return { res, problem: `${reader.what} answered ${res.status}, not 200` };
+  if (res.json === undefined) return { res, problem: `${reader.what} answered 200 without a JSON body` };
   const data = atPointer(res.json, reader.pointer);
+  if (data === undefined) return { res };
   if (!data || typeof data !== 'object' || Array.isArray(data)) return { res, problem: `${reader.what} has no settings object at ${reader.pointer || '/'}` };
   return { res, data: data as Settings };
 }

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING } from '../store.ts';
 import { isObject } from '../validation.ts';
 import { ROUTES, type Fault } from './fault.ts';
 
@@ -22,6 +23,12 @@ function editPutAnswers(edit: (data: Data, request: FastifyRequest) => Data): Fa
     });
 }
 
+/** Whether settings are the defaults: nothing was ever set, or everything was set back. */
+const isDefault = (data: Data, request: FastifyRequest) => {
+  const defaults: Data = request.routeOptions.url === ROUTES.bulkErrorHandling ? DEFAULT_BULK_ERROR_HANDLING : DEFAULT_SYNC_ERROR_HANDLING;
+  return Object.keys(defaults).every((f) => JSON.stringify(data[f]) === JSON.stringify(defaults[f]));
+};
+
 /** Go's `omitempty`: false, 0, null and the empty list are left out of the JSON. */
 const isEmpty = (v: unknown) => v === false || v === 0 || v === null || (Array.isArray(v) && v.length === 0);
 
@@ -42,5 +49,16 @@ export const answerVariants: readonly Fault[] = [
     description:
       'The error-handling PUTs (model sync, and the bulk sync extension) leave out of their answer the fields whose value is false, 0, null or an empty list, sent or not, as a Go server serializing with omitempty does (all fields are optional in the response). The reads show every field.',
     apply: editPutAnswers((data) => Object.fromEntries(Object.entries(data).filter(([, v]) => !isEmpty(v)))),
+  },
+  {
+    name: 'reads-no-data-at-defaults',
+    breaks: [],
+    description:
+      'The error-handling reads (the spec\'s GET of a bulk sync, the model-sync GET extension) answer 200 {} without data while the settings are the defaults (no subscribers, no threshold, every switch off), as a service that stores no settings row until one differs does ("data is optional").',
+    apply: ({ app }) =>
+      app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+        if (reply.statusCode >= 400 || !onErrorHandling(request) || request.method !== 'GET') return payload;
+        return isObject(payload) && isObject(payload.data) && isDefault(payload.data, request) ? {} : payload;
+      }),
   },
 ];
