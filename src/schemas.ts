@@ -19,6 +19,13 @@ export const schemas: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
     .map((f) => [f, JSON.parse(readFileSync(join(schemasDir, f), 'utf8')) as JsonSchema]),
 );
 
+/**
+ * A mailbox as RFC 5321 §4.1.2 writes it, in UTF-8 as RFC 6531 allows: a local part (dot-atoms, or
+ * a quoted string), @, a domain (a name, dotted or not, or an address literal in brackets).
+ */
+const EMAIL_ADDRESS = /^(?:[^\s"@()<>,;:\\[\]]+|"(?:[^"\\\r\n]|\\.)*")@(?:[^\s"@()<>,;:\\[\]]+|\[[^\s\]]+\])$/u;
+export const isEmailAddress = (text: string): boolean => EMAIL_ADDRESS.test(text);
+
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
@@ -29,6 +36,8 @@ function instance(): Ajv2020 {
     addFormats(ajv);
     // ISO 8601 as the spec names it (the delivery timestamp), wider than ajv's RFC 3339 date-time.
     ajv.addFormat('iso8601-utc', { type: 'string', validate: isIsoUtc });
+    // "E-mail addresses" as a target answers them, wider than ajv's "email" (ASCII, a dot in the domain).
+    ajv.addFormat('email-address', { type: 'string', validate: isEmailAddress });
     for (const schema of Object.values(schemas)) ajv.addSchema(schema);
   }
   return ajv;

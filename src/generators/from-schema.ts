@@ -62,6 +62,7 @@ const reservedHost = (f: Faker) => `${f.internet.domainWord()}.${f.helpers.array
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
   email: () => fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),
+  'email-address': () => FORMATS.email!(),
   uri: () => fakerValue((f) => `https://${reservedHost(f)}${f.helpers.arrayElement(['', '/', `/${f.internet.domainWord()}`])}`),
   hostname: () => fakerValue(reservedHost),
   'date-time': () => fakerValue((f) => f.date.recent().toISOString()),

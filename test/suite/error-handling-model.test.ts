@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { BULK_VALID_BODIES, negativeCases } from '../../src/generators/coverage.ts';
 import { loadProfile, loadReferenceProfile } from '../../src/profile/profile.ts';
-import { validate } from '../../src/schemas.ts';
+import { isEmailAddress, validate } from '../../src/schemas.ts';
 import type { ApiResponse } from '../../src/client/http-client.ts';
 import {
   emptyRemovesAll, FIELDS, MODEL_SYNC, nextState, omittedUnchanged, replacesList, sameSubscribers, sameValue, sentApplied, Tally, wellTyped, type Resource, type Settings, type Step,
@@ -28,6 +28,13 @@ describe('comparing answers', () => {
     expect(sameValue('subscribers', ['a@x.org'], 'a@x.org')).toBe(false);
     expect(sameValue('subscribers', 'a@x.org,b@x.org', 'a@x.org')).toBe(false);
     expect(sameValue('subscribers', undefined, [])).toBe(true);
+  });
+
+  test('an answered subscriber is any e-mail address (RFC 5321, in UTF-8 as RFC 6531 allows), not only the narrow pattern', () => {
+    for (const a of ['a@x.org', 'jörg@müller.example', 'ops@localhost', '"john doe"@example.com', 'u@[192.0.2.1]']) expect(isEmailAddress(a), a).toBe(true);
+    for (const a of ['', 'a', '@x.org', 'a@', 'a b@x.org', 'Name <a@x.org>', 'a@b@c']) expect(isEmailAddress(a), a).toBe(false);
+    expect(validate('bulk-sync-error-handling.schema.json#/$defs/response', { data: { subscribers: ['jörg@müller.example', 'ops@localhost'] } })).toEqual([]);
+    expect(validate('sync-error-handling.schema.json#/$defs/response', { data: { subscribers: ['not an address'] } })).not.toEqual([]);
   });
 
   test('the spec\'s types per field', () => {

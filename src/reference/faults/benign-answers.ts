@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { ROUTES, type Fault } from './fault.ts';
+import { ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Benign variants of the error-handling answers: "All fields are optional in the response"
 // (Spec › SyncErrorHandling, BulkSyncErrorHandling), so an answer may leave any field out. A field
@@ -60,5 +60,24 @@ export const answerVariants: readonly Fault[] = [
         if (reply.statusCode >= 400 || !onErrorHandling(request) || request.method !== 'GET') return payload;
         return isObject(payload) && isObject(payload.data) && isDefault(payload.data, request) ? {} : payload;
       }),
+  },
+  {
+    name: 'subscribers-unusual-defaults',
+    breaks: [],
+    description:
+      'A new bulk or model sync starts with two subscribers, the creator\'s internationalised address and a local alias (jörg@müller.example, ops@localhost): e-mail addresses (RFC 6531, RFC 5321) that a narrow e-mail pattern refuses.',
+    apply: ({ store }) => {
+      const defaults = ['jörg@müller.example', 'ops@localhost'];
+      wrapStore(store, 'addBulkSync', (original) => (input) => {
+        const sync = original(input);
+        sync.errorHandling.subscribers = [...defaults];
+        return sync;
+      });
+      wrapStore(store, 'addModelSync', (original) => (input) => {
+        const sync = original(input);
+        sync.errorHandling.subscribers = [...defaults];
+        return sync;
+      });
+    },
   },
 ];
