@@ -26,6 +26,21 @@ export const schemas: Readonly<Record<string, JsonSchema>> = Object.fromEntries(
 const EMAIL_ADDRESS = /^(?:[^\s"@()<>,;:\\[\]]+|"(?:[^"\\\r\n]|\\.)*")@(?:[^\s"@()<>,;:\\[\]]+|\[[^\s\]]+\])$/u;
 export const isEmailAddress = (text: string): boolean => EMAIL_ADDRESS.test(text);
 
+/**
+ * A URL a person can open in a browser: what the URL Standard (WHATWG) parses, with the http or
+ * https scheme in any case and an authority (//), and no whitespace or control character (which a
+ * parser would strip or encode). Wider than ajv's "uri" (RFC 3986, ASCII only): a path or query
+ * in Unicode, or an internationalised host name, is a URL too.
+ */
+export function isWebUrl(text: string): boolean {
+  if (!/^https?:\/\/[^/?#\\]/i.test(text) || /[\s\p{Cc}]/u.test(text)) return false;
+  try {
+    return new URL(text).host !== '';
+  } catch {
+    return false;
+  }
+}
+
 let ajv: Ajv2020 | undefined;
 const compiled = new Map<string, ValidateFunction>();
 
@@ -38,6 +53,7 @@ function instance(): Ajv2020 {
     ajv.addFormat('iso8601-utc', { type: 'string', validate: isIsoUtc });
     // "E-mail addresses" as a target answers them, wider than ajv's "email" (ASCII, a dot in the domain).
     ajv.addFormat('email-address', { type: 'string', validate: isEmailAddress });
+    ajv.addFormat('web-url', { type: 'string', validate: isWebUrl });
     for (const schema of Object.values(schemas)) ajv.addSchema(schema);
   }
   return ajv;

@@ -38,6 +38,18 @@ export const wireVariants: readonly Fault[] = [
       }),
   },
   {
+    name: 'auth-url-unusual',
+    breaks: [],
+    description:
+      'auth_url is written with the scheme in capitals and a Unicode host and query (HTTPS://login.exämple.test/…&hint=Grüße): a URL a browser opens (the scheme is case-insensitive, RFC 3986 §3.1; the URL Standard takes Unicode), which RFC 3986\'s ASCII grammar refuses.',
+    apply: ({ app }) =>
+      editSuccess(app, 'POST', ROUTES.connections, (data) => {
+        if (typeof data.auth_url !== 'string') return;
+        const url = new URL(data.auth_url);
+        data.auth_url = `HTTPS://login.exämple.test${url.pathname}${url.search}${url.search ? '&' : '?'}hint=Grüße`;
+      }),
+  },
+  {
     name: 'bulk-create-202',
     breaks: [],
     description: 'A bulk sync creation answers 202 Accepted (Spec: "Success is a 2xx status").',
