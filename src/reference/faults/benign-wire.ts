@@ -97,6 +97,16 @@ export const wireVariants: readonly Fault[] = [
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Content-Type'] = 'application/json; charset=utf-8')),
   },
   {
+    name: 'delivery-header-tabs',
+    breaks: [],
+    description: 'Deliveries separate header list members and parameters with tabs: Content-Type: application/json\\t;\\tcharset=utf-8 and Accept-Encoding: deflate,\\tgzip (OWS is spaces or tabs, RFC 9110 §5.6.3).',
+    apply: ({ config }) =>
+      editHeaders(config.delivery, (headers) => {
+        headers['Content-Type'] = 'application/json\t;\tcharset=utf-8';
+        headers['Accept-Encoding'] = 'deflate,\tgzip';
+      }),
+  },
+  {
     name: 'delivery-accept-encoding-list',
     breaks: [],
     description: 'Deliveries carry Accept-Encoding: deflate, gzip;q=1.0, br (gzip among others).',
