@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { ROUTES, wrapStore, type Fault } from './fault.ts';
+import { editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Benign variants of the error-handling answers: "All fields are optional in the response"
 // (Spec › SyncErrorHandling, BulkSyncErrorHandling), so an answer may leave any field out. A field
@@ -62,11 +62,16 @@ export const answerVariants: readonly Fault[] = [
       }),
   },
   {
-    name: 'subscribers-unusual-defaults',
+    name: 'answers-unusual-addresses',
     breaks: [],
     description:
-      'A new bulk or model sync starts with two subscribers, the creator\'s internationalised address and a local alias (jörg@müller.example, ops@localhost): e-mail addresses (RFC 6531, RFC 5321) that a narrow e-mail pattern refuses.',
-    apply: ({ store }) => {
+      'Answers hold addresses a narrow pattern refuses but the spec\'s words take. An OAuth kind\'s auth_url has its scheme in capitals and a Unicode host and query (HTTPS://login.exämple.test/…&hint=Grüße: a URL a browser opens; the scheme is case-insensitive, RFC 3986 §3.1). A new bulk or model sync starts with two subscribers, the creator\'s internationalised address and a local alias (jörg@müller.example, ops@localhost: e-mail addresses, RFC 6531, RFC 5321).',
+    apply: ({ app, store }) => {
+      editSuccess(app, 'POST', ROUTES.connections, (data) => {
+        if (typeof data.auth_url !== 'string') return;
+        const url = new URL(data.auth_url);
+        data.auth_url = `HTTPS://login.exämple.test${url.pathname}${url.search}${url.search ? '&' : '?'}hint=Grüße`;
+      });
       const defaults = ['jörg@müller.example', 'ops@localhost'];
       wrapStore(store, 'addBulkSync', (original) => (input) => {
         const sync = original(input);

@@ -38,18 +38,6 @@ export const wireVariants: readonly Fault[] = [
       }),
   },
   {
-    name: 'auth-url-unusual',
-    breaks: [],
-    description:
-      'auth_url is written with the scheme in capitals and a Unicode host and query (HTTPS://login.exämple.test/…&hint=Grüße): a URL a browser opens (the scheme is case-insensitive, RFC 3986 §3.1; the URL Standard takes Unicode), which RFC 3986\'s ASCII grammar refuses.',
-    apply: ({ app }) =>
-      editSuccess(app, 'POST', ROUTES.connections, (data) => {
-        if (typeof data.auth_url !== 'string') return;
-        const url = new URL(data.auth_url);
-        data.auth_url = `HTTPS://login.exämple.test${url.pathname}${url.search}${url.search ? '&' : '?'}hint=Grüße`;
-      }),
-  },
-  {
     name: 'bulk-create-202',
     breaks: [],
     description: 'A bulk sync creation answers 202 Accepted (Spec: "Success is a 2xx status").',
@@ -97,11 +85,13 @@ export const wireVariants: readonly Fault[] = [
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Content-Type'] = 'application/json; charset=utf-8')),
   },
   {
-    name: 'delivery-header-tabs',
+    name: 'delivery-header-spellings',
     breaks: [],
-    description: 'Deliveries separate header list members and parameters with tabs: Content-Type: application/json\\t;\\tcharset=utf-8 and Accept-Encoding: deflate,\\tgzip (OWS is spaces or tabs, RFC 9110 §5.6.3).',
+    description:
+      'Deliveries spell their headers in other conforming ways: Service-Signature-Timestamp in the ISO 8601 basic format, to the microsecond, with the zero offset +0000 (20261125T210907.473000+0000); tabs as the optional whitespace in Content-Type (application/json\\t;\\tcharset=utf-8) and Accept-Encoding (deflate,\\tgzip) (RFC 9110 §5.6.3).',
     apply: ({ config }) =>
       editHeaders(config.delivery, (headers) => {
+        headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/[-:]/g, '').replace(/\.(\d+)Z$/, '.$1000+0000');
         headers['Content-Type'] = 'application/json\t;\tcharset=utf-8';
         headers['Accept-Encoding'] = 'deflate,\tgzip';
       }),
@@ -123,13 +113,6 @@ export const wireVariants: readonly Fault[] = [
     breaks: [],
     description: 'Service-Signature-Timestamp has a comma as the decimal sign (2026-11-25T21:09:07,473Z): ISO 8601 allows it, and prefers it (RFC 3339 does not, but the spec names ISO 8601).',
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace('.', ','))),
-  },
-  {
-    name: 'delivery-timestamp-basic',
-    breaks: [],
-    description: 'Service-Signature-Timestamp in the ISO 8601 basic format, to the microsecond, with the zero offset +0000 (20261125T210907.473000+0000).',
-    apply: ({ config }) =>
-      editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/[-:]/g, '').replace(/\.(\d+)Z$/, '.$1000+0000'))),
   },
   {
     name: 'delivery-extra-headers',
