@@ -1,6 +1,7 @@
 import { copyBulkErrorHandling, DEFAULT_BULK_ERROR_HANDLING, type BulkSyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
+import type { FastifyInstance } from 'fastify';
+import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Faults of a bulk sync's error handling beyond the GET's shape: the GET's 404, and the PUT
 // extension (EHB-003: its update rules and the GET reading its result; EHB-004: 400 and 404).
@@ -12,6 +13,14 @@ function coerceThreshold(value: unknown): number | undefined {
   if (typeof value === 'number') return Math.trunc(value);
   if (typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Math.trunc(Number(value));
   return undefined;
+}
+
+/** A PUT's answer keeps only the fields its body carried ("all fields are optional in the response"). */
+export function editSentOnly(app: FastifyInstance, url: string): void {
+  editSuccess(app, 'PUT', url, (data, request) => {
+    const sent = isObject(request.body) ? request.body : {};
+    for (const field of Object.keys(data)) if (!(field in sent)) delete data[field];
+  });
 }
 
 export const bulkErrorHandlingFaults: Fault[] = [
@@ -34,6 +43,16 @@ export const bulkErrorHandlingFaults: Fault[] = [
         const { ingestion_failure_threshold: _ignored, ...rest } = patch;
         return original(id, rest);
       }),
+  },
+  {
+    name: 'bulk-put-resets-omitted-answering-sent',
+    breaks: ['EHB-003'],
+    description:
+      'PUT /api/bulk/syncs/{id}/error-handling (extension) resets every omitted field to its default, and answers only the fields the body carried (so only GET /api/bulk/syncs/{id}/error-handling shows the reset).',
+    apply: ({ app, store }) => {
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, { ...copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING), ...patch }));
+      editSentOnly(app, ROUTES.bulkErrorHandling);
+    },
   },
   {
     name: 'bulk-put-threshold-zero-dropped',
