@@ -118,8 +118,10 @@ export async function prestart(): Promise<void> {
  */
 export function timestampProblems(run: RunEvidence, toleranceS: number, skewS: number): Array<{ d: Delivery; problem: string }> {
   const out: Array<{ d: Delivery; problem: string }> = [];
-  // ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of it: WH-006 judges the format.
-  const instant = (t = '') => parseIsoUtc(t) ?? Date.parse(t);
+  // ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
+  // a time with an offset; one without a zone would be read in this machine's zone, so it is not
+  // judged (WH-006 judges the format).
+  const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
   const stamped = run.deliveries.map((d) => ({ d, sent: instant(d.headers['service-signature-timestamp']) })).filter((x) => !Number.isNaN(x.sent));
   for (const [i, { d, sent }] of stamped.entries()) {
     const age = (Date.parse(d.receivedAt) - sent) / 1000;
