@@ -7,6 +7,7 @@ import {
   BULK_FIELDS, BULK_READER, FIELDS, modelSyncReader, observe, readSettings, Tally, unreported, wellTyped, type Field, type Observation, type Reader, type Settings,
 } from './error-handling-observe.ts';
 import { CheckFailure, dataOf, expectStatus, fail } from './expect.ts';
+import { walked } from './input-space-record.ts';
 
 export { BULK_FIELDS, BULK_READER, FIELDS, modelSyncReader, Tally, wellTyped, type Field, type Reader, type Settings };
 
@@ -183,7 +184,9 @@ export class Update implements fc.AsyncCommand<Model, Real> {
   async run(model: Model, real: Real): Promise<void> {
     const { res, data, known } = await put(this.resource, real.syncId, this.body);
     const step: Step = { resource: this.resource, syncId: real.syncId, sent: this.body, before: model.state, after: known.values, answered: data, res, read: known.read, fromRead: known.fromRead, tally: real.tally };
+    const judgedBefore = real.tally.judged;
     const found = await this.rule(step);
+    if (this.resource === MODEL_SYNC && real.tally.judged > judgedBefore) walked('PUT /api/syncs/{id}/error-handling', { observation: 'right away' });
     if (found) {
       const { problem, evidence } = typeof found === 'string' ? { problem: found, evidence: evidenceOf(step) } : found;
       fail(`after PUT ${JSON.stringify(this.body)} from ${JSON.stringify(model.state)}: ${problem}`, ...evidence);
@@ -220,6 +223,7 @@ export const omittedUnchanged: Rule = (step) => {
       continue;
     }
     step.tally.judge();
+    if (resource === MODEL_SYNC) walked('PUT /api/syncs/{id}/error-handling', { observation: 'after another write' });
     if (!sameValue(f, before[f], after[f])) return `${f} was omitted but changed from ${JSON.stringify(before[f])} to ${JSON.stringify(after[f])} (${shown(step, f)} it)`;
   }
   return undefined;
