@@ -12,8 +12,9 @@ import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/sui
 import { values } from '../src/generators/input-space.ts';
 import {
   emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
-  sameValue, sentApplied, unwrapFastCheck, Update, type Rule, type Settings,
+  sameValue, sentApplied, Tally, unwrapFastCheck, Update, type Rule, type Settings,
 } from '../src/suite/error-handling-model.ts';
+import { observe, unreported } from '../src/suite/error-handling-observe.ts';
 import { check } from '../src/suite/check.ts';
 
 // Spec › GET /api/bulk/syncs/{id}/error-handling; PUT /api/syncs/{id}/error-handling, Rules 1–3.
@@ -45,7 +46,9 @@ async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Upd
   }
 }
 
-const { updateBody } = MODEL_SYNC;
+// {} is EHS-004's rule, judged there only: a target that refuses it must not fail the others on the seeds that draw it.
+const nonEmpty = (b: Settings) => Object.keys(b).length > 0;
+const updateBody = MODEL_SYNC.updateBody.filter(nonEmpty);
 const updates = (bodies: fc.Arbitrary<Settings>, rule: Rule) => bodies.map((b) => new Update(MODEL_SYNC, b, rule));
 
 check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)', async (t) => {
@@ -74,7 +77,7 @@ const BOOLEANS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warnin
 check('EHS-009 a boolean sent in the PUT body is applied, also when it equals the current value (model-based)', async (t) => {
   // Bodies that resend the current value are as likely as changes: a target that flips or ignores a field is seen either way.
   // An answer that is not a boolean is EHS-005's finding (the types), not a second one here (sentApplied skips it).
-  const booleans = fc.record(Object.fromEntries(BOOLEANS.map((f) => [f, fc.boolean()])), { requiredKeys: [] }) as fc.Arbitrary<Settings>;
+  const booleans = (fc.record(Object.fromEntries(BOOLEANS.map((f) => [f, fc.boolean()])), { requiredKeys: [] }) as fc.Arbitrary<Settings>).filter(nonEmpty);
   await modelBased(t, 'EHS-009', [updates(booleans, sentApplied), updates(updateBody, sentApplied)]);
 });
 
@@ -120,9 +123,21 @@ check('EHS-004 an empty object as body is valid and changes nothing', async (t) 
   const before = await need(t, 'a known state', () => put(MODEL_SYNC, syncId, { auto_retry_record_errors: true, notify_on_record_errors: false, subscribers: ['dssc-a@example.com'], warning_notifications: true }));
   const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {});
   expectStatus(res, 200, 'PUT {}');
-  const after = dataOf(res);
-  if (!after) return;
-  for (const f of FIELDS) if (!sameValue(f, before.data[f], after[f])) fail(`PUT {} changed ${f} from ${JSON.stringify(before.data[f])} to ${JSON.stringify(after[f])}`, res);
+  // A field is compared where it was reported before and after (the answer, or the read where the answer leaves it out).
+  const after = await observe(FIELDS, MODEL_SYNC.reader(), syncId, (dataOf(res) ?? {}) as Settings);
+  const evidence = after.read ? [res, after.read] : [res];
+  const tally = new Tally();
+  for (const f of FIELDS) {
+    if (!(f in before.known.values) || !(f in after.values)) {
+      tally.miss(unreported(f, MODEL_SYNC.reader()));
+      continue;
+    }
+    tally.judge();
+    const seen = after.fromRead.includes(f) ? ` (${MODEL_SYNC.reader()!.what} reads it; the answer does not report it)` : '';
+    if (!sameValue(f, before.known.values[f], after.values[f])) fail(`PUT {} changed ${f} from ${JSON.stringify(before.known.values[f])} to ${JSON.stringify(after.values[f])}${seen}`, ...evidence);
+  }
+  const nothing = tally.nothingJudged();
+  if (nothing) t.skip(`not observable: ${nothing}`);
 });
 
 /** Every case is sent; each answer that is not 200 with the response schema's shape is named (the first two in full). */
@@ -213,19 +228,24 @@ check('EHS-008 null is accepted for each field, with the effect the profile name
   if (!meaning) t.skip('what null does is not shown and the profile gives no errorHandling.putNull');
   const syncId = await need(t, 'a model sync', modelSyncId);
   const known = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-null@example.com'], warning_notifications: true };
+  // Each field is judged where it was reported before and after (the answer, or the read where the answer leaves it out).
+  const tally = new Tally();
   for (const field of FIELDS) {
-    const before = await put(MODEL_SYNC, syncId, known).catch((e: unknown) => {
-      if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);
-      throw e;
-    });
+    const before = (await put(MODEL_SYNC, syncId, known)).known.values;
     const res = await api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, { [field]: null });
     expectStatus(res, 200, `PUT {"${field}": null}`);
-    const after = dataOf(res);
-    if (!after) continue;
-    const expected = meaning === 'unchanged' ? before.data[field] : field === 'subscribers' ? [] : false;
-    if (!sameValue(field, expected, after[field])) {
-      fail(`with putNull "${meaning}", {"${field}": null} should leave ${JSON.stringify(expected)}, got ${JSON.stringify(after[field])}`, res);
+    const after = await observe(FIELDS, MODEL_SYNC.reader(), syncId, (dataOf(res) ?? {}) as Settings);
+    if (!(field in after.values) || (meaning === 'unchanged' && !(field in before))) {
+      tally.miss(unreported(field, MODEL_SYNC.reader()));
+      continue;
+    }
+    tally.judge();
+    const expected = meaning === 'unchanged' ? before[field] : field === 'subscribers' ? [] : false;
+    if (!sameValue(field, expected, after.values[field])) {
+      fail(`with putNull "${meaning}", {"${field}": null} should leave ${JSON.stringify(expected)}, got ${JSON.stringify(after.values[field])}`, ...(after.read ? [res, after.read] : [res]));
     }
   }
+  const nothing = tally.nothingJudged();
+  if (nothing) t.skip(`not observable: ${nothing}`);
 });
 

@@ -62,6 +62,8 @@ const reservedHost = (f: Faker) => `${f.internet.domainWord()}.${f.helpers.array
 
 const FORMATS: Record<string, () => fc.Arbitrary<string>> = {
   email: () => fakerValue((f) => f.internet.email({ provider: 'example.com' }).toLowerCase()),
+  'email-address': () => FORMATS.email!(),
+  'web-url': () => FORMATS.uri!(),
   uri: () => fakerValue((f) => `https://${reservedHost(f)}${f.helpers.arrayElement(['', '/', `/${f.internet.domainWord()}`])}`),
   hostname: () => fakerValue(reservedHost),
   'date-time': () => fakerValue((f) => f.date.recent().toISOString()),

@@ -1,22 +1,24 @@
 import fc from 'fast-check';
 import type { ApiResponse } from '../client/http-client.ts';
 import { arbitraryFor } from '../generators/from-schema.ts';
-import { atPointer } from '../profile/profile.ts';
 import { validate } from '../schemas.ts';
 import { api, fcParams, profile, settings } from './context.ts';
+import {
+  BULK_FIELDS, BULK_READER, FIELDS, modelSyncReader, observe, readSettings, Tally, unreported, wellTyped, type Field, type Observation, type Reader, type Settings,
+} from './error-handling-observe.ts';
 import { CheckFailure, dataOf, expectStatus, fail } from './expect.ts';
+import { walked } from './input-space-record.ts';
+
+export { BULK_FIELDS, BULK_READER, FIELDS, modelSyncReader, Tally, wellTyped, type Field, type Reader, type Settings };
 
 // A model of one sync's error-handling settings, for fast-check's model-based testing: sequences
 // of PUTs run against the target (first the known-interesting ones, then random ones), and after
 // each the rule under test is checked against the model. Each check judges only its own rule and
 // then adopts what the target answered, so one broken rule shows up under its own requirement ID
 // and not as noise under the others. The same model serves both resources that have a PUT: the
-// model sync's (spec) and the bulk sync's (an extension the profile declares).
-
-export const FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'subscribers', 'warning_notifications'] as const;
-export const BULK_FIELDS = ['ingestion_failure_threshold', 'subscribers'] as const;
-export type Field = (typeof FIELDS)[number] | (typeof BULK_FIELDS)[number];
-export type Settings = Partial<Record<Field, unknown>>;
+// model sync's (spec) and the bulk sync's (an extension the profile declares). The model knows a
+// field only as an answer or a read reported it (error-handling-observe.ts): a field no one
+// reported is unknown, and a rule that needs it judges nothing at that step.
 
 /** One resource whose error handling a PUT updates. */
 export interface Resource {
@@ -30,6 +32,8 @@ export interface Resource {
   startState: fc.Arbitrary<Settings>;
   /** PUT bodies from the schema: any subset of the fields, nullable ones sometimes null. */
   updateBody: fc.Arbitrary<Settings>;
+  /** Where a field the PUT's answer leaves out is confirmed, if anywhere. */
+  reader(): Reader | undefined;
 }
 
 const enc = encodeURIComponent;
@@ -47,6 +51,7 @@ export const MODEL_SYNC: Resource = {
     warning_notifications: fc.boolean(),
   }),
   updateBody: arbitraryFor('sync-error-handling-update.schema.json') as fc.Arbitrary<Settings>,
+  reader: modelSyncReader,
 };
 
 const BULK_UPDATE = 'bulk-sync-error-handling.schema.json#/$defs/update';
@@ -63,6 +68,7 @@ export const BULK_SYNC: Resource = {
     subscribers: arbitraryFor(`${BULK_UPDATE}/properties/subscribers`, { noNull: true }),
   }),
   updateBody: arbitraryFor(BULK_UPDATE) as fc.Arbitrary<Settings>,
+  reader: () => BULK_READER,
 };
 
 export interface Model {
@@ -70,9 +76,10 @@ export interface Model {
 }
 export interface Real {
   syncId: string;
+  tally: Tally;
 }
 
-/** The target answered 200 without `data` (allowed by the spec), so its state cannot be observed. */
+/** Nothing of the rule could be observed (the answers and reads reported none of the fields it compares). */
 export class NotObservable extends Error {}
 
 const addresses = (v: unknown): string[] => (Array.isArray(v) ? v.map((s) => String(s).toLowerCase()) : []);
@@ -92,13 +99,6 @@ export function sameSubscribers(expected: unknown, actual: unknown): boolean {
   return true;
 }
 
-/** Whether an answered value has the spec's type; one that does not is the answer-shape check's finding. */
-export function wellTyped(field: Field, v: unknown): boolean {
-  if (field === 'subscribers') return v === null || (Array.isArray(v) && v.every((s) => typeof s === 'string'));
-  if (field === 'ingestion_failure_threshold') return v === null || Number.isInteger(v);
-  return typeof v === 'boolean';
-}
-
 /** Equal as the rules compare: subscribers as lists (sameSubscribers); a wrongly typed list only to an equal value. */
 export function sameValue(field: Field, a: unknown, b: unknown): boolean {
   if (field !== 'subscribers') return a === b;
@@ -106,22 +106,62 @@ export function sameValue(field: Field, a: unknown, b: unknown): boolean {
   return list(a) && list(b) ? sameSubscribers(a, b) : JSON.stringify(a) === JSON.stringify(b);
 }
 
-export async function put(resource: Resource, syncId: string, body: unknown): Promise<{ res: ApiResponse; data: Settings }> {
+/**
+ * A PUT that must answer 200; `data` is what it answered (`data` is optional, and so is each
+ * field: what it leaves out is unknown) and `known` that completed by the resource's read.
+ */
+export async function put(resource: Resource, syncId: string, body: unknown): Promise<{ res: ApiResponse; data: Settings; known: Observation }> {
   const res = await api().put(resource.path(syncId), body);
   expectStatus(res, 200, `PUT ${JSON.stringify(body)}`);
-  const data = dataOf(res);
-  if (!data) throw new NotObservable('the target answers PUT without data, so the settings after an update cannot be observed');
-  return { res, data: data as Settings };
+  const data = (dataOf(res) ?? {}) as Settings;
+  return { res, data, known: await observe(resource.fields, resource.reader(), syncId, data) };
 }
 
-/** One PUT as a rule sees it: what was sent, the model's state before, and the target's answer. */
+/** One PUT as a rule sees it: what was sent, the model's state before, and the state after. */
 export interface Step {
   resource: Resource;
   syncId: string;
   sent: Settings;
+  /** What was known before the PUT (a field absent is unknown). */
   before: Settings;
+  /** What is known after it: the answer, completed by the read where it left a field out. */
   after: Settings;
+  /** The PUT's answer alone. */
+  answered: Settings;
   res: ApiResponse;
+  /** The read that completed the answer, if any: evidence beside the PUT's. */
+  read?: ApiResponse;
+  /** The fields of `after` that are the read's. */
+  fromRead: Field[];
+  tally: Tally;
+}
+
+const evidenceOf = (step: Step) => (step.read ? [step.res, step.read] : [step.res]);
+
+/**
+ * Whether `after` reports a field a rule needs; if not, the step is not observable for it. A
+ * value of the wrong type is the answer-shape check's finding: not judged here either.
+ */
+function reported(step: Step, f: Field): boolean {
+  if (!(f in step.after)) {
+    step.tally.miss(unreported(f, step.resource.reader()));
+    return false;
+  }
+  return wellTyped(f, step.after[f]);
+}
+
+/**
+ * The model's state after a step: each field as reported; a field omitted from the body and not
+ * reported keeps what was known (so a later report still judges Rule 1 across the steps between);
+ * a field sent but not reported is unknown.
+ */
+export function nextState(fields: readonly Field[], before: Settings, sent: Settings, after: Settings): Settings {
+  const next: Settings = {};
+  for (const f of fields) {
+    if (f in after) next[f] = after[f];
+    else if (!(f in sent) && f in before) next[f] = before[f];
+  }
+  return next;
 }
 
 /** A rule's finding: what is wrong, with the exchanges that show it (the PUT's when only a string). */
@@ -142,13 +182,16 @@ export class Update implements fc.AsyncCommand<Model, Real> {
     return true;
   }
   async run(model: Model, real: Real): Promise<void> {
-    const { res, data } = await put(this.resource, real.syncId, this.body);
-    const found = await this.rule({ resource: this.resource, syncId: real.syncId, sent: this.body, before: model.state, after: data, res });
+    const { res, data, known } = await put(this.resource, real.syncId, this.body);
+    const step: Step = { resource: this.resource, syncId: real.syncId, sent: this.body, before: model.state, after: known.values, answered: data, res, read: known.read, fromRead: known.fromRead, tally: real.tally };
+    const judgedBefore = real.tally.judged;
+    const found = await this.rule(step);
+    if (this.resource === MODEL_SYNC && real.tally.judged > judgedBefore) walked('PUT /api/syncs/{id}/error-handling', { observation: 'right away' });
     if (found) {
-      const { problem, evidence } = typeof found === 'string' ? { problem: found, evidence: [res] } : found;
+      const { problem, evidence } = typeof found === 'string' ? { problem: found, evidence: evidenceOf(step) } : found;
       fail(`after PUT ${JSON.stringify(this.body)} from ${JSON.stringify(model.state)}: ${problem}`, ...evidence);
     }
-    model.state = data;
+    model.state = nextState(this.resource.fields, model.state, this.body, known.values);
   }
   toString(): string {
     return `PUT ${JSON.stringify(this.body)}`;
@@ -168,106 +211,110 @@ export function allOf(...rules: Rule[]): Rule {
 
 export const noRule: Rule = () => undefined;
 
-/** Spec › PUT Rules 1. */
-export const omittedUnchanged: Rule = ({ resource, sent, before, after }) => {
+const shown = (step: Step, f: Field) => (step.fromRead.includes(f) ? `${step.resource.reader()!.what} reads` : 'the answer holds');
+
+/** Spec › PUT Rules 1, judged where the field was known before and is reported after. */
+export const omittedUnchanged: Rule = (step) => {
+  const { resource, sent, before, after } = step;
   for (const f of resource.fields) {
-    if (f in sent) continue;
-    if (f in before && !sameValue(f, before[f], after[f])) return `${f} was omitted but changed from ${JSON.stringify(before[f])} to ${JSON.stringify(after[f])}`;
+    if (f in sent || !(f in before)) continue;
+    if (!(f in after)) {
+      step.tally.miss(unreported(f, resource.reader()));
+      continue;
+    }
+    step.tally.judge();
+    if (resource === MODEL_SYNC) walked('PUT /api/syncs/{id}/error-handling', { observation: 'after another write' });
+    if (!sameValue(f, before[f], after[f])) return `${f} was omitted but changed from ${JSON.stringify(before[f])} to ${JSON.stringify(after[f])} (${shown(step, f)} it)`;
   }
   return undefined;
 };
 
 /** Spec › PUT Rules 2, first sentence. A list answered with the wrong type is the answer-shape check's finding. */
-export const replacesList: Rule = ({ sent, after }) => {
-  const list = sent.subscribers;
-  if (!Array.isArray(list) || list.length === 0 || !wellTyped('subscribers', after.subscribers ?? null)) return undefined;
-  return sameSubscribers(list, after.subscribers) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but it is ${JSON.stringify(after.subscribers)}`;
+export const replacesList: Rule = (step) => {
+  const list = step.sent.subscribers;
+  if (!Array.isArray(list) || list.length === 0 || !reported(step, 'subscribers')) return undefined;
+  step.tally.judge();
+  const got = step.after.subscribers;
+  return sameSubscribers(list, got) ? undefined : `subscribers ${JSON.stringify(list)} should replace the list, but ${shown(step, 'subscribers')} ${JSON.stringify(got)}`;
 };
 
 /** Spec › PUT Rules 2, second sentence. */
-export const emptyRemovesAll: Rule = ({ sent, after }) => {
-  if (!Array.isArray(sent.subscribers) || sent.subscribers.length > 0 || !wellTyped('subscribers', after.subscribers ?? null)) return undefined;
-  return sameSubscribers([], after.subscribers) ? undefined : `subscribers [] should remove all subscribers, but the list is ${JSON.stringify(after.subscribers)}`;
+export const emptyRemovesAll: Rule = (step) => {
+  const list = step.sent.subscribers;
+  if (!Array.isArray(list) || list.length > 0 || !reported(step, 'subscribers')) return undefined;
+  step.tally.judge();
+  const got = step.after.subscribers;
+  return sameSubscribers([], got) ? undefined : `subscribers [] should remove all subscribers, but ${shown(step, 'subscribers')} ${JSON.stringify(got)}`;
 };
 
-/** A value sent (not null, not a list) is applied: the answer holds it. An answer of another type is the answer-shape check's finding. */
-export const sentApplied: Rule = ({ resource, sent, after }) => {
-  for (const f of resource.fields) {
-    if (f === 'subscribers' || sent[f] === undefined || sent[f] === null || !wellTyped(f, after[f])) continue;
-    if (after[f] !== sent[f]) return `${f} was sent as ${JSON.stringify(sent[f])} but the answer holds ${JSON.stringify(after[f])}`;
+/** A value sent (not null, not a list) is applied: the state after holds it. */
+export const sentApplied: Rule = (step) => {
+  for (const f of step.resource.fields) {
+    if (f === 'subscribers' || step.sent[f] === undefined || step.sent[f] === null || !reported(step, f)) continue;
+    step.tally.judge();
+    if (step.after[f] !== step.sent[f]) return `${f} was sent as ${JSON.stringify(step.sent[f])} but ${shown(step, f)} ${JSON.stringify(step.after[f])}`;
   }
   return undefined;
 };
 
-/** The answer is `{ data: <the resource's settings> }` with the spec's types. */
+/** The answer is `{ data: <the resource's settings> }` with the spec's types (every field optional). */
 export const answerShape: Rule = ({ resource, res }) => {
   const errors = validate(resource.responseRef, res.json);
   return errors.length > 0 ? `the body does not match ${resource.responseRef}:\n  ${errors.join('\n  ')}` : undefined;
 };
 
 /**
- * The same PUT sent again answers the same settings. Values of the wrong type are compared as they
- * are (a target that answers them consistently is the answer-shape check's finding only).
+ * The same PUT sent again leaves the same settings, as far as both PUTs' observations (answer,
+ * then read for what it leaves out) report them. Values of the wrong type are compared as they are
+ * (a target that answers them consistently is the answer-shape check's finding only).
  */
-export const idempotent: Rule = async ({ resource, syncId, sent, after, res }) => {
+export const idempotent: Rule = async (step) => {
+  const { resource, syncId, sent, after } = step;
   const again = await put(resource, syncId, sent);
+  const evidence = [step.res, again.res, ...(again.known.read ? [again.known.read] : [])];
   for (const f of resource.fields) {
-    if (!(f in after) || !(f in again.data)) continue;
-    if (!sameValue(f, after[f], again.data[f])) {
-      return { problem: `the same PUT sent again answered ${f} ${JSON.stringify(again.data[f])} instead of ${JSON.stringify(after[f])}`, evidence: [res, again.res] };
+    if (!(f in after) || !(f in again.known.values)) {
+      step.tally.miss(unreported(f, resource.reader()));
+      continue;
+    }
+    step.tally.judge();
+    if (!sameValue(f, after[f], again.known.values[f])) {
+      return { problem: `the same PUT sent again left ${f} ${JSON.stringify(again.known.values[f])} instead of ${JSON.stringify(after[f])}`, evidence };
     }
   }
   return undefined;
 };
 
-/** A way to read a sync's error handling back. */
-export interface Reader {
-  /** Shown in messages: `GET /api/syncs/{id}/error-handling`. */
-  what: string;
-  path(id: string): string;
-  /** Where the settings are in the answer (RFC 6901). */
-  pointer: string;
-  /** false: a read value of the wrong type is another check's finding (the spec's GET has its own shape check). */
-  judgesTypes: boolean;
-}
-
 /**
  * After the PUT, the read answers what the PUT answered, field by field. A field the PUT answered
- * with the wrong type is the answer-shape check's finding; a field the read leaves out is not
+ * with the wrong type is the answer-shape check's finding; a field either leaves out is not
  * judged (the spec makes every field of the settings optional in answers).
  */
 export function readsBack(reader: Reader): Rule {
-  return async ({ resource, syncId, after, res }) => {
-    const read = await api().get(reader.path(syncId));
-    if (read.status !== 200) return { problem: `${reader.what} answered ${read.status}, not 200`, evidence: [res, read] };
-    const data = atPointer(read.json, reader.pointer);
-    if (!data || typeof data !== 'object' || Array.isArray(data)) return { problem: `${reader.what} has no settings object at ${reader.pointer || '/'}`, evidence: [res, read] };
-    const got = data as Settings;
+  return async (step) => {
+    const { resource, syncId, answered, res } = step;
+    const read = await readSettings(reader, syncId);
+    // A settings value of the wrong type at the spec's GET is EHB-001's finding (judgesTypes false).
+    if (read.problem && (read.res.status !== 200 || reader.judgesTypes)) return { problem: read.problem, evidence: [res, read.res] };
+    if (!read.data) {
+      step.tally.miss(`${reader.what} answered without settings (data is optional), so it reports nothing to compare`);
+      return undefined;
+    }
+    const got = read.data;
     for (const f of resource.fields) {
-      if (!(f in after) || !wellTyped(f, after[f]) || !(f in got)) continue;
-      if (!reader.judgesTypes && !wellTyped(f, got[f])) continue;
-      if (!sameValue(f, after[f], got[f])) {
-        return { problem: `${reader.what} reads ${f} as ${JSON.stringify(got[f])}, but the PUT answered ${JSON.stringify(after[f])}`, evidence: [res, read] };
+      if (!(f in answered) || !wellTyped(f, answered[f])) {
+        step.tally.miss(`the PUT's answer does not report ${f}, so there is nothing to compare ${reader.what} with (all fields are optional in the response)`);
+        continue;
+      }
+      if (!(f in got) || (!reader.judgesTypes && !wellTyped(f, got[f]))) continue;
+      step.tally.judge();
+      if (!sameValue(f, answered[f], got[f])) {
+        return { problem: `${reader.what} reads ${f} as ${JSON.stringify(got[f])}, but the PUT answered ${JSON.stringify(answered[f])}`, evidence: [res, read.res] };
       }
     }
     return undefined;
   };
 }
-
-/** The model-sync read the profile names (errorHandling.read), if any. */
-export function modelSyncReader(): Reader | undefined {
-  const read = profile().errorHandling?.read;
-  if (!read) return undefined;
-  return { what: `GET ${read.path}`, path: (id) => read.path.replace('{id}', enc(id)), pointer: read.pointer ?? '/data', judgesTypes: true };
-}
-
-/** The spec's GET /api/bulk/syncs/{id}/error-handling; its types are EHB-001's rule. */
-export const BULK_READER: Reader = {
-  what: 'GET /api/bulk/syncs/{id}/error-handling',
-  path: (id) => `/api/bulk/syncs/${enc(id)}/error-handling`,
-  pointer: '/data',
-  judgesTypes: false,
-};
 
 /** Up to the default --num-runs, each model-based check does the full count. */
 export const MODEL_RUNS_FLOOR = 25;
@@ -300,17 +347,20 @@ export async function runModel(
   params: fc.Parameters<unknown>,
   known?: { start: Settings; steps: Update[] },
 ): Promise<void> {
+  const tally = new Tally();
   if (known) {
-    const model: Model = { state: (await put(resource, syncId, known.start)).data };
-    for (const step of known.steps) await step.run(model, { syncId });
+    const model: Model = { state: (await put(resource, syncId, known.start)).known.values };
+    for (const step of known.steps) await step.run(model, { syncId, tally });
   }
   await fc.assert(
     fc.asyncProperty(resource.startState, fc.commands(commands, { maxCommands: 8 }), async (start, cmds) => {
-      const { data } = await put(resource, syncId, start);
-      await fc.asyncModelRun(() => ({ model: { state: data }, real: { syncId } }), cmds);
+      const { known: state } = await put(resource, syncId, start);
+      await fc.asyncModelRun(() => ({ model: { state: state.values }, real: { syncId, tally } }), cmds);
     }),
     params as fc.Parameters<[unknown, unknown]>,
   );
+  const nothing = tally.nothingJudged();
+  if (nothing) throw new NotObservable(nothing);
 }
 
 export function unwrapFastCheck(error: unknown): unknown {

@@ -1,4 +1,5 @@
-import { runEnd, type RunOutcome } from '../adapters/types.ts';
+import { runEnd, type RunEnd, type RunOutcome } from '../adapters/types.ts';
+import { parseIsoUtc } from '../iso8601.ts';
 import type { Delivery } from '../receiver/index.ts';
 import { settings } from './context.ts';
 import { begin, reread, runOnce, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
@@ -176,7 +177,11 @@ export async function prestart(): Promise<void> {
  */
 export function timestampProblems(run: RunEvidence, toleranceS: number, skewS: number): Array<{ d: Delivery; problem: string }> {
   const out: Array<{ d: Delivery; problem: string }> = [];
-  const stamped = run.deliveries.map((d) => ({ d, sent: Date.parse(d.headers['service-signature-timestamp'] ?? '') })).filter((x) => !Number.isNaN(x.sent)); // WH-006 judges the format
+  // ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
+  // a time with an offset; one without a zone would be read in this machine's zone, so it is not
+  // judged (WH-006 judges the format).
+  const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
+  const stamped = run.deliveries.map((d) => ({ d, sent: instant(d.headers['service-signature-timestamp']) })).filter((x) => !Number.isNaN(x.sent));
   for (const [i, { d, sent }] of stamped.entries()) {
     const age = (Date.parse(d.receivedAt) - sent) / 1000;
     if (age > toleranceS) out.push({ d, problem: `timestamp ${Math.round(age)} s before arrival (tolerance ${toleranceS} s)` });

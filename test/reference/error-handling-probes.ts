@@ -12,6 +12,23 @@ const syncPath = async (ref: RunningReference) => `/api/syncs/${await createMode
 const bulkPath = async (ref: RunningReference) => `/api/bulk/syncs/${await createBulkSync(ref)}/error-handling`;
 
 export const errorHandlingProbes: Record<string, Probe> = {
+  'put-resets-omitted-answering-sent': {
+    probe: async (ref) => {
+      const path = await syncPath(ref);
+      await call(ref, 'PUT', path, { body: { subscribers: ['a@x.org'], warning_notifications: true } });
+      expect((await call(ref, 'PUT', path, { body: { auto_retry_record_errors: true } })).json.data).toEqual({ auto_retry_record_errors: true });
+      expect((await call(ref, 'PUT', path, { body: {} })).json.data).toEqual({});
+      expect((await call(ref, 'GET', path)).json.data).toEqual({ auto_retry_record_errors: false, notify_on_record_errors: false, subscribers: [], warning_notifications: false });
+    },
+  },
+  'bulk-put-resets-omitted-answering-sent': {
+    probe: async (ref) => {
+      const path = await bulkPath(ref);
+      await call(ref, 'PUT', path, { body: { ingestion_failure_threshold: 60, subscribers: ['a@x.org'] } });
+      expect((await call(ref, 'PUT', path, { body: { subscribers: ['b@x.org'] } })).json.data).toEqual({ subscribers: ['b@x.org'] });
+      expect((await call(ref, 'GET', path)).json.data).toEqual({ ingestion_failure_threshold: null, subscribers: ['b@x.org'] });
+    },
+  },
   'put-response-single-subscriber-unwrapped': {
     probe: async (ref) => {
       const path = await syncPath(ref);

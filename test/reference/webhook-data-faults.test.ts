@@ -83,6 +83,12 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(stamp).toMatch(/^\d{10}$/);
     expect(Math.abs(Number(stamp) * 1000 - Date.parse(d.receivedAt))).toBeLessThan(20_000);
   },
+  'delivery-timestamp-naive': async (ref) => {
+    const d = (await (await setup(ref, rows(2))).run()).deliveries[0]!;
+    const stamp = header(d, 'service-signature-timestamp')!;
+    expect(stamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}$/);
+    expect(Math.abs(Date.parse(`${stamp}Z`) - Date.parse(d.receivedAt))).toBeLessThan(20_000);
+  },
   'delivery-host-without-port': async (ref) => {
     const s = await setup(ref, rows(2));
     const d = (await s.run()).deliveries[0]!;

@@ -85,6 +85,18 @@ export const wireVariants: readonly Fault[] = [
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Content-Type'] = 'application/json; charset=utf-8')),
   },
   {
+    name: 'delivery-header-spellings',
+    breaks: [],
+    description:
+      'Deliveries spell their headers in other conforming ways: Service-Signature-Timestamp in the ISO 8601 basic format, to the microsecond, with the zero offset +0000 (20261125T210907.473000+0000); tabs as the optional whitespace in Content-Type (application/json\\t;\\tcharset=utf-8) and Accept-Encoding (deflate,\\tgzip) (RFC 9110 §5.6.3).',
+    apply: ({ config }) =>
+      editHeaders(config.delivery, (headers) => {
+        headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/[-:]/g, '').replace(/\.(\d+)Z$/, '.$1000+0000');
+        headers['Content-Type'] = 'application/json\t;\tcharset=utf-8';
+        headers['Accept-Encoding'] = 'deflate,\tgzip';
+      }),
+  },
+  {
     name: 'delivery-accept-encoding-list',
     breaks: [],
     description: 'Deliveries carry Accept-Encoding: deflate, gzip;q=1.0, br (gzip among others).',
@@ -95,6 +107,12 @@ export const wireVariants: readonly Fault[] = [
     breaks: [],
     description: 'Service-Signature-Timestamp has whole seconds, no fraction (2026-11-25T04:00:00Z, as the real service writes it).',
     apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/\.\d+(?=Z$)/, ''))),
+  },
+  {
+    name: 'delivery-timestamp-comma',
+    breaks: [],
+    description: 'Service-Signature-Timestamp has a comma as the decimal sign (2026-11-25T21:09:07,473Z): ISO 8601 allows it, and prefers it (RFC 3339 does not, but the spec names ISO 8601).',
+    apply: ({ config }) => editHeaders(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace('.', ','))),
   },
   {
     name: 'delivery-extra-headers',

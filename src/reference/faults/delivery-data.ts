@@ -99,6 +99,13 @@ export const deliveryDataFaults: Fault[] = [
     apply: ({ config }) => editHeadersOf(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = String(Math.floor(Date.parse(headers['Service-Signature-Timestamp']!) / 1000)))),
   },
   {
+    name: 'delivery-timestamp-naive',
+    breaks: ['WH-006'],
+    description:
+      'Service-Signature-Timestamp is the UTC time with no zone designator, to the microsecond (2026-11-25T21:09:07.473000, as a naive datetime\'s isoformat() writes it): ISO 8601 reads that as local time, not UTC.',
+    apply: ({ config }) => editHeadersOf(config.delivery, (headers) => (headers['Service-Signature-Timestamp'] = headers['Service-Signature-Timestamp']!.replace(/Z$/, '000'))),
+  },
+  {
     name: 'delivery-host-without-port',
     breaks: ['WH-023'],
     description: "The Host header names the receiver's host without its (non-default) port.",

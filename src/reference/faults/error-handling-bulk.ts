@@ -1,6 +1,7 @@
 import { copyBulkErrorHandling, DEFAULT_BULK_ERROR_HANDLING, type BulkSyncErrorHandling } from '../store.ts';
 import { ApiError } from '../errors.ts';
 import { isObject } from '../validation.ts';
+import type { FastifyInstance } from 'fastify';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Faults of a bulk sync's error handling beyond the GET's shape: the GET's 404, and the PUT
@@ -17,6 +18,13 @@ function coerceThreshold(value: unknown): number | undefined {
 
 /** Characters an id minted by a service never holds: what a path-parameter check chokes on. */
 export const URL_SPECIAL = /[\s%/?#]/;
+/** A PUT's answer keeps only the fields its body carried ("all fields are optional in the response"). */
+export function editSentOnly(app: FastifyInstance, url: string): void {
+  editSuccess(app, 'PUT', url, (data, request) => {
+    const sent = isObject(request.body) ? request.body : {};
+    for (const field of Object.keys(data)) if (!(field in sent)) delete data[field];
+  });
+}
 
 export const bulkErrorHandlingFaults: Fault[] = [
   {
@@ -80,6 +88,16 @@ export const bulkErrorHandlingFaults: Fault[] = [
         const { ingestion_failure_threshold: _ignored, ...rest } = patch;
         return original(id, rest);
       }),
+  },
+  {
+    name: 'bulk-put-resets-omitted-answering-sent',
+    breaks: ['EHB-003'],
+    description:
+      'PUT /api/bulk/syncs/{id}/error-handling (extension) resets every omitted field to its default, and answers only the fields the body carried (so only GET /api/bulk/syncs/{id}/error-handling shows the reset).',
+    apply: ({ app, store }) => {
+      wrapStore(store, 'updateBulkErrorHandling', (original) => (id, patch) => original(id, { ...copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING), ...patch }));
+      editSentOnly(app, ROUTES.bulkErrorHandling);
+    },
   },
   {
     name: 'bulk-put-threshold-zero-dropped',

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, fieldError } from '../errors.ts';
 import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING, type SyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { bulkErrorHandlingFaults, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
+import { bulkErrorHandlingFaults, editSentOnly, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -78,6 +78,17 @@ export const errorHandlingFaults: Fault[] = [
         version = request.serviceVersion;
       });
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, version === '2022-12-12' ? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch } : patch));
+    },
+  },
+  {
+    name: 'put-resets-omitted-answering-sent',
+    // Seen only through the read: the answer reports what was sent, which the reset leaves right.
+    breaks: ['EHS-001', 'EHS-004', 'EHS-008'],
+    description:
+      'PUT /api/syncs/{id}/error-handling resets every omitted field to its default, and answers only the fields the body carried (so the answer never shows the reset; GET /api/syncs/{id}/error-handling does).',
+    apply: ({ app, store }) => {
+      wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }));
+      editSentOnly(app, ROUTES.syncErrorHandling);
     },
   },
   {
