@@ -33,7 +33,7 @@ export const authFaults: Fault[] = [
   },
   {
     name: 'basic-org-key-case-insensitive',
-    breaks: ['AUTH-004'],
+    breaks: ['AUTH-004', 'AUTH-005'],
     description: 'The organization key in Basic is compared ignoring case (Bearer compares exactly).',
     apply: ({ config, keys }) => {
       const authenticate = config.authenticate;
@@ -42,7 +42,7 @@ export const authFaults: Fault[] = [
   },
   {
     name: 'basic-org-key-prefix',
-    breaks: ['AUTH-004'],
+    breaks: ['AUTH-004', 'AUTH-005'],
     description: 'The organization key in Basic is compared by prefix: any non-empty beginning of it ("<start of org key>:") is accepted (a comparison bounded by the given length).',
     apply: ({ config, keys }) => {
       const authenticate = config.authenticate;
@@ -92,7 +92,7 @@ export const authFaults: Fault[] = [
   },
   {
     name: 'bearer-first-token-only',
-    breaks: ['AUTH-004'],
+    breaks: ['AUTH-004', 'AUTH-005'],
     description: 'A Bearer header is read up to its first token: "Bearer <api key> <anything>" is accepted.',
     apply: ({ config }) => {
       const authenticate = config.authenticate;
@@ -101,7 +101,7 @@ export const authFaults: Fault[] = [
   },
   {
     name: 'bearer-key-one-char-more',
-    breaks: ['AUTH-004'],
+    breaks: ['AUTH-004', 'AUTH-005'],
     description: 'A Bearer value is compared without its last character too: the API key with one character appended is accepted.',
     apply: ({ config }) => {
       const authenticate = config.authenticate;
@@ -110,7 +110,7 @@ export const authFaults: Fault[] = [
   },
   {
     name: 'basic-key-either-place',
-    breaks: ['AUTH-004'],
+    breaks: ['AUTH-004', 'AUTH-005'],
     description: 'The organization key is accepted on either side of the Basic colon, or with no colon at all.',
     apply: ({ config }) => {
       const authenticate = config.authenticate;
@@ -125,7 +125,7 @@ export const authFaults: Fault[] = [
   {
     name: 'basic-key-as-password',
     // AUTH-004 too: the suite's near miss "the organization key in the other place" is then the right one.
-    breaks: ['AUTH-002', 'AUTH-004'],
+    breaks: ['AUTH-002', 'AUTH-004', 'AUTH-005'],
     description: 'Basic is composed the other way: the organization key is taken as the password (":<org key>"), and "<org key>:" is refused.',
     apply: ({ config }) => {
       const authenticate = config.authenticate;
