@@ -54,6 +54,15 @@ export const idsAuthProbes: Record<string, Probe> = {
   'sync-read-subscribers-first-10': listProbe(syncPath, 11, 11, 10),
   'bulk-put-subscribers-capped-at-10': listProbe(bulkPath, 11, 10, 10),
   'bulk-read-subscribers-first-10': listProbe(bulkPath, 11, 11, 10),
+  'bulk-read-subscribers-lost-later': {
+    probe: async (ref) => {
+      const path = await bulkPath(ref);
+      const list = Array.from({ length: 11 }, (_, i) => `later${i}@example.com`);
+      expect((await call(ref, 'PUT', path, { body: { subscribers: list } })).status).toBe(200);
+      expect((await call(ref, 'GET', path)).json.data.subscribers).toHaveLength(11);
+      expect((await call(ref, 'GET', path)).json.data.subscribers).toHaveLength(10);
+    },
+  },
   'put-drops-long-addresses': {
     probe: async (ref) => {
       const long = `${'l'.repeat(40)}@${'x'.repeat(30)}.org`;

@@ -63,6 +63,23 @@ export const bulkErrorHandlingFaults: Fault[] = [
       }),
   },
   {
+    name: 'bulk-read-subscribers-lost-later',
+    breaks: ['EHB-003'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers a list of more than 10 subscribers whole on the first read after the PUT, and only its first 10 on every later read (a cache in front of a store that truncated it): only a read again later shows it.',
+    apply: ({ app }) => {
+      const reads = new Map<string, number>();
+      app.addHook('onRequest', async (request) => {
+        if (request.method === 'PUT' && request.url.endsWith('/error-handling')) reads.clear();
+      });
+      editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data, request) => {
+        const { id } = request.params as { id: string };
+        const n = (reads.get(id) ?? 0) + 1;
+        reads.set(id, n);
+        if (n > 1 && Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
+      });
+    },
+  },
+  {
     name: 'bulk-put-uuid-unknown-200',
     breaks: ['EHB-004'],
     description: 'PUT /api/bulk/syncs/{id}/error-handling (extension) answers an unknown id shaped like a UUID 200 (an upsert for well-formed ids), with the defaults and the update; other unknown ids get 404.',
