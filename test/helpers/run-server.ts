@@ -2,6 +2,7 @@ import { enableCompileCache } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { tolerateClosedOutput } from '../../src/cli-output.ts';
+import { differences, snapshot } from './process-state.ts';
 
 // A child process that runs many command lines one after another, each as src/cli.ts would run it
 // in a process of its own (test/suite/run-server-pool.ts hands them out). Loading the kit's modules
@@ -9,7 +10,10 @@ import { tolerateClosedOutput } from '../../src/cli-output.ts';
 // what makes the fault and benign matrices affordable. A run must leave nothing behind that the
 // next one could see: what it could leave (process listeners, handles, the environment, the
 // client's per-target state) is reset or compared after each run, and a child that finds a
-// difference answers that run and exits, so the next run gets a fresh process.
+// difference answers that run and exits, so the next run gets a fresh process. The suite's own
+// state (src/suite/context.ts and the fixtures) lives in vitest's worker thread, new for each run;
+// what the main thread's modules keep between runs is compiled validators of fixed schemas and the
+// package's version, the same for every run.
 
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'dss-conformance-compile-cache');
 enableCompileCache(process.env.NODE_COMPILE_CACHE);
@@ -52,36 +56,19 @@ function capture(stream: NodeJS.WriteStream, sink: (text: string) => void): () =
   };
 }
 
-/** The process-wide state a run could change and leave for the next. */
-function snapshot(): Map<string, string> {
-  const state = new Map<string, string>();
-  for (const name of process.eventNames()) state.set(`process listeners '${String(name)}'`, String(process.listenerCount(name)));
-  for (const [label, stream] of [['stdout', process.stdout], ['stderr', process.stderr]] as const) {
-    for (const name of stream.eventNames()) state.set(`${label} listeners '${String(name)}'`, String(stream.listenerCount(name)));
-    state.set(`${label}.write`, Object.prototype.hasOwnProperty.call(stream, 'write') ? 'replaced' : 'own');
-  }
-  const handles = new Map<string, number>();
-  for (const kind of process.getActiveResourcesInfo()) handles.set(kind, (handles.get(kind) ?? 0) + 1);
-  for (const [kind, n] of handles) state.set(`active ${kind}`, String(n));
-  state.set('exitCode', String(process.exitCode));
-  return state;
-}
-
-function differences(before: Map<string, string>, after: Map<string, string>): string[] {
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter((k) => before.get(k) !== after.get(k)).map((k) => `${k}: ${before.get(k) ?? 'none'} before, ${after.get(k) ?? 'none'} after`);
-}
-
 /** Puts the environment back as it was at the child's start (a run's env is set per request). */
 function restoreEnv(saved: NodeJS.ProcessEnv): void {
   for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
   Object.assign(process.env, saved);
 }
 
-/** Handles that close on their own once their last callback has run: given a few turns of the loop. */
+/**
+ * Handles closed at the run's end leave the list a few turns of the loop later: waited for (the
+ * bound is far past that, so a busy machine does not make a clean run look leaky).
+ */
 async function settled(baseline: Map<string, string>): Promise<string[]> {
   let diff = differences(baseline, snapshot());
-  for (let turn = 0; turn < 50 && diff.length > 0; turn++) {
+  for (let turn = 0; turn < 500 && diff.length > 0; turn++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
     diff = differences(baseline, snapshot());
   }
