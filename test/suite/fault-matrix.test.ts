@@ -3,9 +3,13 @@ import { faultCatalogue } from '../../src/reference/faults.ts';
 import requirements from '../../specs/requirements.json' with { type: 'json' };
 import { failedIds, runCli } from './run-cli.ts';
 import { useSharedSourceDb } from '../helpers/shared-source-db.ts';
+import { useRunServers } from './run-server-pool.ts';
 
-// The runs share one embedded source database (test/helpers/shared-source-db.ts).
+// The runs share one embedded source database (test/helpers/shared-source-db.ts), and a few
+// processes that each do one run after another (test/suite/run-server-pool.ts): loading the kit
+// was most of a small run's CPU.
 const sourceDb = useSharedSourceDb();
+const servers = useRunServers();
 
 // The proof that every check can fail: the suite runs against the reference with one rule broken
 // at a time and must fail exactly the requirements that fault names, and nothing else in the areas
@@ -30,7 +34,7 @@ describe.concurrent('the suite against each fault of the reference', () => {
   for (const fault of faultCatalogue()) {
     test(`${fault.name} fails exactly ${fault.breaks.join(', ')}`, async () => {
       // A fault that shows under one version only is looked for under that version.
-      const run = await runCli(['run', '--fault', fault.name, '--only', areasOf(fault.breaks), '--seed', SEED, '--num-runs', '10', ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])], sourceDb());
+      const run = await servers.run(['run', '--fault', fault.name, '--only', areasOf(fault.breaks), '--seed', SEED, '--num-runs', '10', ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])], sourceDb());
       expect(run.result, run.stderr).toBeDefined();
       expect(failedIds(run.result!), run.stdout.slice(-3000)).toEqual([...fault.breaks].sort());
       expect(run.code).toBe(1);

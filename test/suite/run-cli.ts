@@ -16,10 +16,9 @@ export interface CliRun {
 
 /** Runs the CLI as a user would, in its own process (the suite itself runs vitest). */
 export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 480_000): Promise<CliRun> {
-  const reports = mkdtempSync(join(tmpdir(), 'dssc-reports-'));
-  const withReports = args[0] === 'run' && !args.includes('--reports') ? [...args, '--reports', reports] : args;
+  const { argv, reports } = withReports(args);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), ...withReports], {
+    const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), ...argv], {
       cwd: ROOT,
       env: { ...withoutTargetEnv(process.env), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,15 +31,24 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
     child.on('error', reject);
     child.on('close', (code) => {
       clearTimeout(timer);
-      let result: RunResult | undefined;
-      try {
-        result = JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as RunResult;
-      } catch {
-        result = undefined;
-      }
-      resolve({ code, stdout, stderr, reports, ...(result ? { result } : {}) });
+      resolve({ code, stdout, stderr, ...runReports(reports) });
     });
   });
+}
+
+/** A run's command line with a fresh report folder of its own, unless it names one. */
+export function withReports(args: string[]): { argv: string[]; reports: string } {
+  const reports = mkdtempSync(join(tmpdir(), 'dssc-reports-'));
+  return { argv: args[0] === 'run' && !args.includes('--reports') ? [...args, '--reports', reports] : args, reports };
+}
+
+/** The folder and the results.json in it, when the run wrote one. */
+export function runReports(reports: string): { reports: string; result?: RunResult } {
+  try {
+    return { reports, result: JSON.parse(readFileSync(join(reports, 'results.json'), 'utf8')) as RunResult };
+  } catch {
+    return { reports };
+  }
 }
 
 /**

@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { failedIds, runCli } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
+
+// The matrices trust a run in a shared child (test/helpers/run-server.ts) to be what the same
+// command line gives in a process of its own. A run after another in the same child must see
+// nothing of the first: same verdict, same exit code, and the same requests, byte for byte
+// (requests.json is the same for two runs of one seed, so any state carried over would show).
+
+const servers = useRunServers(1);
+const ARGS = ['--only', 'connections,auth', '--seed', '20261124', '--num-runs', '5'];
+
+test('a run in a child that has already run one equals the run in its own process', async () => {
+  // A different run first, with a fault: whatever it leaves is what the second could see.
+  const first = await servers.run(['run', '--fault', 'echo-secrets', ...ARGS]);
+  expect(first.result && failedIds(first.result), first.stdout + first.stderr).toEqual(['CONN-005']);
+  const [shared, own] = [await servers.run(['run', '--fault', 'no-auth-url', ...ARGS]), await runCli(['run', '--fault', 'no-auth-url', ...ARGS])];
+  expect(servers.reused, 'the second run went to the same child').toBe(1);
+  expect(servers.leaks, 'a run left state behind: each child would serve one run only').toEqual([]);
+  expect(shared.code).toBe(own.code);
+  expect(shared.result && failedIds(shared.result)).toEqual(own.result && failedIds(own.result));
+  expect(shared.result!.verdict).toEqual(own.result!.verdict);
+  expect(readFileSync(join(shared.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(own.reports, 'requests.json'), 'utf8'));
+  // Its own output only: the first run's lines are not in it.
+  expect(shared.stdout).not.toContain('echo-secrets');
+  expect(shared.stdout).toContain('with fault no-auth-url');
+});
+
+test('an error ends a shared run with the one line and exit code of the CLI', async () => {
+  const args = ['run', '--num-runs', 'many'];
+  const [shared, own] = [await servers.run(args), await runCli(args)];
+  expect(shared.code).toBe(2);
+  expect(shared.code).toBe(own.code);
+  expect(shared.stderr).toBe(own.stderr);
+  expect(shared.stdout).toBe(own.stdout);
+});
