@@ -2,7 +2,7 @@ import { afterAll, type TestContext } from 'vitest';
 import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
 import { validate } from '../src/schemas.ts';
 import { need, profile, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
-import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
 import { CheckFailure } from '../src/suite/expect.ts';
 import { scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
 import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
@@ -361,13 +361,13 @@ check('WH-019 with skip backfill on, the first run delivers no existing row, a l
 /** Every failing case of one requirement, its runs read right away, again later and after another write (webhook-answers.ts). */
 async function answersFailRun(t: TestContext, id: string, statuses: readonly number[]): Promise<void> {
   const results = await need(t, 'syncs delivering to receivers that fail', () => failingScenarios(failingCases(statuses)));
-  if (results[0]!.s.runs[0]!.deliveries.length === 0) fail(`the first run (${results[0]!.s.runs[0]!.outcome.status}) delivered nothing to the receiver`);
+  if (results[0]!.run.deliveries.length === 0) fail(`the first run (${results[0]!.run.outcome.status}) delivered nothing to the receiver`);
   const judged = await readFailingRuns(id, results);
   const bad = judged.filter((j) => j.problem);
-  if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.s.runs[0]!.deliveries.slice(-1)));
+  if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.run.deliveries.slice(-1)));
   if (!judged.some((j) => j.judged)) throw new Unjudgeable(`the receiver never got to answer ${statuses.join(', ')}: no run made a delivery`);
   const first = judged.filter((j) => j.observation === 'right away');
-  await note(t, `runs ended ${endsSeen(first.map((j) => ({ c: j.r.c, ...(j.seen ? { seen: j.seen } : {}) })))}; four read again later, the first also after another run of its sync`);
+  await note(t, `runs ended ${endsSeen(first.map((j) => ({ c: j.r.c, ...(j.seen ? { seen: j.seen } : {}) })))}; ${judged.filter((j) => j.observation === 'again later').length} read again later, the first also after another run of its sync`);
 }
 
 // Each status on the middle batch, and one each on the first, on the last and on a run of one
@@ -382,8 +382,8 @@ check('WH-022 with capture on (default) each request and its response are logged
   const on = await given(t, main);
   if (on.runs.some((r) => r.outcome.captured === null)) throw new Unmet('the capture log is not observable: the adapter returns captured: null');
   // A failing receiver: the failing answer must be logged as it was given.
-  const [failing] = await need(t, 'a sync delivering to a receiver that answers 410 from its second batch', () => failingScenarios([{ status: 410, at: 'middle', batches: 3 }]));
-  const runs = [...on.runs.map((r, i) => [`main run ${i + 1}`, r] as const), ['410 from batch 2', failing!.s.runs[0]!] as const];
+  const [failing] = await need(t, `a sync delivering to a receiver that answers ${CAPTURE_CASE.status} from its second batch`, () => failingScenarios([CAPTURE_CASE]));
+  const runs = [...on.runs.map((r, i) => [`main run ${i + 1}`, r] as const), [`${CAPTURE_CASE.status} from batch 2`, failing!.run] as const];
   for (const [label, run] of runs) {
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
@@ -401,7 +401,7 @@ const NAMED: Record<(typeof NAME_CARRIERS)[number], () => Promise<Scenario>> = {
   'capture-off': captureOff,
   'hash-pairs': hashPairs,
   'hash-order': hashOrder,
-  'answer-410-middle-of-3': async () => (await failingScenarios([{ status: 410, at: 'middle', batches: 3 }]))[0]!.s,
+  'answer-413-middle-of-3': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
 };
 
 // Last, so that it judges every scenario the run set up: names of every length class (their
