@@ -1,9 +1,9 @@
 import { afterAll, type TestContext } from 'vitest';
-import { describeDelivery, type Delivery } from '../src/receiver/index.ts';
+import { need, profile, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { validate } from '../src/schemas.ts';
-import { need, profile, redactor, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
-import { captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems } from '../src/suite/webhook-answers.ts';
-import { CheckFailure } from '../src/suite/expect.ts';
+import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
+import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
+import { rereadProblems } from '../src/suite/webhook-rereads.ts';
 import { scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
 import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
@@ -26,66 +26,6 @@ const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true
 
 /** 250 generated and the edge rows, default batch size, metadata set; run 2 after MAIN_EDITS and 3 added rows. */
 const main = () => scenario('main', { rows: 250, edgeRows: true, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }] });
-
-function fail(message: string, deliveries: Delivery[] = []): never {
-  const shown = deliveries.slice(0, 2).map((d) => describeDelivery(d, (s) => redactor().text(s)));
-  throw new CheckFailure(redactor().text([message, ...shown].join('\n\n')));
-}
-
-async function given(t: TestContext, get: () => Promise<Scenario>): Promise<Scenario> {
-  const s = await need(t, 'a model sync delivering to the capturing receiver', get);
-  if (s.runs[0]!.deliveries.length === 0) fail(`the first run (${s.runs[0]!.outcome.status}) delivered nothing to the receiver`);
-  return s;
-}
-
-/**
- * Checks every delivery of a scenario; the message lists the first offenders. A failure found on
- * some wins over deliveries whose content could not be judged (json()).
- */
-function each(s: Scenario | readonly Scenario[], problem: (d: Delivery, s: Scenario) => string | undefined): void {
-  const of = new Map((Array.isArray(s) ? s : [s]).flatMap((sc: Scenario) => sc.runs.flatMap((r) => r.deliveries.map((d) => [d, sc] as const))));
-  const all = [...of.keys()];
-  const bad: Array<{ d: Delivery; p: string }> = [];
-  let unjudged: Unjudgeable | undefined;
-  let unjudgedCount = 0;
-  for (const d of all) {
-    try {
-      const p = problem(d, of.get(d)!);
-      if (p) bad.push({ d, p });
-    } catch (error) {
-      if (!(error instanceof Unjudgeable)) throw error;
-      unjudged ??= error;
-      unjudgedCount++;
-    }
-  }
-  const notJudged = unjudgedCount > 0 ? ` (${unjudgedCount} not judged: ${unjudged!.message})` : '';
-  if (bad.length > 0) fail(`${bad.length} of ${all.length} deliveries${notJudged}: ${bad[0]!.p}`, bad.map((x) => x.d));
-  if (unjudged) throw new Unjudgeable(`${unjudgedCount} of ${all.length} deliveries: ${unjudged.message}`);
-}
-
-/**
- * The parsed body of a delivery. Past its storage cap the receiver keeps no body (every delivery
- * is still listed, with its headers and violations): its content cannot be judged.
- */
-function json(d: Delivery): unknown {
-  if (d.dropped) throw new Unjudgeable(`the body of delivery #${d.seq} was not kept (the receiver's storage cap was reached), so its content cannot be judged`);
-  return d.json;
-}
-
-/**
- * A header judged by its property in webhook-delivery-headers.schema.json. Media types and content
- * codings are case-insensitive (RFC 9110), so those values are compared in lower case.
- */
-function headerProblem(d: Delivery, name: string, caseInsensitive = false): string | undefined {
-  const raw = d.headers[name];
-  const value = caseInsensitive && raw !== undefined ? raw.toLowerCase() : raw;
-  const errors = validate(`webhook-delivery-headers.schema.json#/properties/${name}`, value);
-  return errors.length === 0 ? undefined : `${name} ${JSON.stringify(raw ?? null)}${raw === undefined ? ' (absent)' : ''}`;
-}
-
-const records = (d: Delivery): DeliveredRecord[] =>
-  ((json(d) as { object?: { records?: unknown } } | undefined)?.object?.records as never) ?? [];
-const deliveredIds = (ds: Delivery[]) => ds.flatMap((d) => records(d).map((r) => String(r.fields?.id)));
 
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
   const s = await given(t, main);
@@ -305,6 +245,12 @@ const fullSync = () => scenario('full-sync', { rows: 8, sync: { syncAllRecords: 
 /** Skip backfill in batches of 3: run 1 sends nothing, run 2 after 2 added rows one batch, run 3 after 7 three. */
 const skipBackfill = () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true, batchSize: 3 }, later: [{ add: 2 }, { add: 7 }] });
 
+/** A scenario's runs read again (webhook-rereads.ts): a finished run must read as it ended. */
+async function endsLast(label: string, s: Scenario, mode: SyncMode): Promise<void> {
+  const changed = await rereadProblems(label, s, mode);
+  if (changed.length > 0) fail(`a finished run read again reads otherwise: ${changed.join('; ')}`);
+}
+
 check('WH-017 differential: the first run delivers every row, a later run only new or changed rows', async (t) => {
   const s = await given(t, main);
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
@@ -328,6 +274,7 @@ check('WH-017 differential: the first run delivers every row, a later run only n
       fail(`run ${i + 1}, after ${expected.size} new or changed rows: ${lost.length} of them not delivered${lost.length ? ` (${lost.slice(0, 4).join('; ')})` : ''}, ${unchanged.length} unchanged rows delivered${unchanged.length ? ` (${unchanged.slice(0, 5).join(', ')})` : ''}`, run.deliveries);
     }
   }
+  await endsLast('main', s, 'differential');
 });
 
 check('WH-018 with full sync on, every run delivers every row', async (t) => {
@@ -340,6 +287,7 @@ check('WH-018 with full sync on, every run delivers every row', async (t) => {
     const missing = [...r.rows.keys()].filter((id) => !delivered.has(id));
     if (missing.length > 0) fail(`run ${i + 1} with full sync delivered ${r.rows.size - missing.length} of ${r.rows.size} rows (missing ${missing.slice(0, 5).join(', ')})`, r.deliveries);
   }
+  await endsLast('full-sync', s, 'full sync');
 });
 
 check('WH-019 with skip backfill on, the first run delivers no existing row, a later run only differences', async (t) => {
@@ -356,18 +304,19 @@ check('WH-019 with skip backfill on, the first run delivers no existing row, a l
     const extra = delivered.filter((id) => !added.includes(id));
     if (lost.length > 0 || extra.length > 0) fail(`after ${added.length} new rows run ${i + 1} delivered ${delivered.length} records: ${lost.length} new rows missing${lost.length ? ` (${lost.slice(0, 4).join(', ')})` : ''}, ${extra.length} others${extra.length ? ` (${extra.slice(0, 4).join(', ')})` : ''}`, run.deliveries);
   }
+  await endsLast('skip-backfill', s, 'skip backfill');
 });
 
 /** Every failing case of one requirement, its runs read right away, again later and after another write (webhook-answers.ts). */
 async function answersFailRun(t: TestContext, id: string, statuses: readonly number[]): Promise<void> {
   const results = await need(t, 'syncs delivering to receivers that fail', () => failingScenarios(failingCases(statuses)));
-  if (results[0]!.s.runs[0]!.deliveries.length === 0) fail(`the first run (${results[0]!.s.runs[0]!.outcome.status}) delivered nothing to the receiver`);
+  if (results[0]!.run.deliveries.length === 0) fail(`the first run (${results[0]!.run.outcome.status}) delivered nothing to the receiver`);
   const judged = await readFailingRuns(id, results);
   const bad = judged.filter((j) => j.problem);
-  if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.s.runs[0]!.deliveries.slice(-1)));
+  if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.run.deliveries.slice(-1)));
   if (!judged.some((j) => j.judged)) throw new Unjudgeable(`the receiver never got to answer ${statuses.join(', ')}: no run made a delivery`);
   const first = judged.filter((j) => j.observation === 'right away');
-  await note(t, `runs ended ${endsSeen(first.map((j) => ({ c: j.r.c, ...(j.seen ? { seen: j.seen } : {}) })))}; four read again later, the first also after another run of its sync`);
+  await note(t, `runs ended ${endsSeen(first.map((j) => ({ c: j.r.c, ...(j.seen ? { seen: j.seen } : {}) })))}; ${judged.filter((j) => j.observation === 'again later').length} read again later, the first also after another run of its sync`);
 }
 
 // Each status on the middle batch, and one each on the first, on the last and on a run of one
@@ -382,8 +331,8 @@ check('WH-022 with capture on (default) each request and its response are logged
   const on = await given(t, main);
   if (on.runs.some((r) => r.outcome.captured === null)) throw new Unmet('the capture log is not observable: the adapter returns captured: null');
   // A failing receiver: the failing answer must be logged as it was given.
-  const [failing] = await need(t, 'a sync delivering to a receiver that answers 410 from its second batch', () => failingScenarios([{ status: 410, at: 'middle', batches: 3 }]));
-  const runs = [...on.runs.map((r, i) => [`main run ${i + 1}`, r] as const), ['410 from batch 2', failing!.s.runs[0]!] as const];
+  const [failing] = await need(t, `a sync delivering to a receiver that answers ${CAPTURE_CASE.status} from its second batch`, () => failingScenarios([CAPTURE_CASE]));
+  const runs = [...on.runs.map((r, i) => [`main run ${i + 1}`, r] as const), [`${CAPTURE_CASE.status} from batch 2`, failing!.run] as const];
   for (const [label, run] of runs) {
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
@@ -401,7 +350,7 @@ const NAMED: Record<(typeof NAME_CARRIERS)[number], () => Promise<Scenario>> = {
   'capture-off': captureOff,
   'hash-pairs': hashPairs,
   'hash-order': hashOrder,
-  'answer-410-middle-of-3': async () => (await failingScenarios([{ status: 410, at: 'middle', batches: 3 }]))[0]!.s,
+  'answer-413-middle-of-3': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
 };
 
 // Last, so that it judges every scenario the run set up: names of every length class (their

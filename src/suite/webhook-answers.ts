@@ -2,7 +2,8 @@ import { runEnd, type RunEnd, type RunOutcome } from '../adapters/types.ts';
 import { parseIsoUtc } from '../iso8601.ts';
 import type { Delivery } from '../receiver/index.ts';
 import { settings } from './context.ts';
-import { begin, reread, runOnce, scenario, type RunEvidence, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+import { addRows, begin, reread, runOnce, scenario, startNext, type RunEvidence, type Scenario, type ScenarioPlan, type StartedRun } from './webhook-fixtures.ts';
+import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
@@ -12,54 +13,89 @@ import { walked } from './input-space-record.ts';
 export const FAILING_4XX = [400, 401, 404, 410, 413, 429] as const;
 export const FAILING_5XX = [500, 502, 503] as const;
 
-/** Rows of a failing-receiver scenario: three batches of 2, 2 and 1, or one batch. */
+/** Rows of a failing-receiver run: three batches of 2, 2 and 1, or one batch. */
 const ROWS = 5;
 const BATCH_SIZE = { 1: 10, 3: 2 } as const;
 
 export type FailingBatch = 'first' | 'middle' | 'last';
+export type SyncMode = 'differential' | 'full sync' | 'skip backfill';
 
 export interface FailingCase {
   status: number;
   /** The batch first answered with the status; the batches before it are answered 200. */
   at: FailingBatch;
-  /** Batches the run would send: 1 (the first is the last) or 3. */
+  /** Batches the failing run would send: 1 (the first is the last) or 3. */
   batches: 1 | 3;
+  mode: SyncMode;
 }
 
-export const failingLabel = (c: FailingCase): string => `answer-${c.status}-${c.at}-of-${c.batches}`;
+export const failingLabel = (c: FailingCase): string => `answer-${c.status}-${c.at}-of-${c.batches}${c.mode === 'differential' ? '' : `-${c.mode.replace(' ', '-')}`}`;
 
 const ANSWERED_BEFORE: Record<FailingBatch, number> = { first: 0, middle: 1, last: 2 };
+const MODE_SETTINGS: Record<SyncMode, { syncAllRecords?: boolean; skipInitialBackfill?: boolean }> = { differential: {}, 'full sync': { syncAllRecords: true }, 'skip backfill': { skipInitialBackfill: true } };
+
+/** The receiver's answers for a case's failing run: 200 before batch `at`, `status` from it on. */
+const failingScript = (c: FailingCase) => ({ script: Array(ANSWERED_BEFORE[c.at]).fill(200), then: c.status });
 
 /**
  * The receiver answers `status` from batch `at` on, to every request after that, so a target
  * that retries (Spec › Events › Emission 5: not shown) sees the failure again on every attempt.
+ * A differential case fails its first run. A full-sync case fails its second run (no row
+ * changed: only full sync sends them again), a skip-backfill case its second run after ROWS rows
+ * were added (its first run sends nothing): their first runs are answered 200. Skip-backfill
+ * syncs have a source of their own, as rows are added to it.
  */
 export function failingPlan(c: FailingCase): ScenarioPlan {
-  return { rows: ROWS, sharedSource: 'failing-receiver', sync: { batchSize: BATCH_SIZE[c.batches] }, script: Array(ANSWERED_BEFORE[c.at]).fill(200), then: c.status };
+  const sync = { batchSize: BATCH_SIZE[c.batches], ...MODE_SETTINGS[c.mode] };
+  if (c.mode === 'differential') return { rows: ROWS, sharedSource: 'failing-receiver', sync, ...failingScript(c) };
+  return { rows: ROWS, sharedSource: c.mode === 'skip backfill' ? 'failing-receiver-skip' : 'failing-receiver', sync };
 }
 
 /**
- * Every status on the middle batch; the first status on the first batch, the second on the last
- * and the last on a run of one batch: batches × failing batch (1 × first, 3 × first, middle and
- * last), each pair enumerated by hand (no all-pairs generator on this branch yet).
+ * The all-pairs combinations of the delivery operation (input-space.json: sync mode × batches ×
+ * failing batch, a run of one batch having no middle or last) that have a failing batch, each with
+ * a status, the statuses in turn: every status once at least, every pair on every seed.
  */
 export function failingCases(statuses: readonly number[]): FailingCase[] {
-  return [
-    { status: statuses[0]!, at: 'first', batches: 3 },
-    { status: statuses[1]!, at: 'last', batches: 3 },
-    { status: statuses.at(-1)!, at: 'first', batches: 1 },
-    ...statuses.map((status) => ({ status, at: 'middle' as const, batches: 3 as const })),
-  ];
+  const combos = operationCases('sync.records delivery', ['sync-mode', 'batches', 'failing-batch']).filter((r) => r['failing-batch'] !== 'none');
+  return Array.from({ length: Math.max(combos.length, statuses.length) }, (_, i) => {
+    const r = combos[i % combos.length]!;
+    return { status: statuses[i % statuses.length]!, at: r['failing-batch'] as FailingBatch, batches: r.batches as 1 | 3, mode: r['sync-mode'] as SyncMode };
+  });
 }
 
+/** WH-022's failing receiver, one of WH-020's cases (a middle batch refused in a differential run). */
+export const CAPTURE_CASE: FailingCase = failingCases(FAILING_4XX).find((c) => c.mode === 'differential' && c.at === 'middle')!;
+
+/** A case's scenario and its failing run (the first run, or the second: failingPlan). */
+export interface FailingResult {
+  c: FailingCase;
+  s: Scenario;
+  run: RunEvidence;
+}
+
+/** The second runs of the full-sync and skip-backfill cases, by label: each is started once. */
+const laterRuns = new Map<string, StartedRun>();
+
 /**
- * The scenarios of `cases`: every run is started before any is waited for, so they run side by
- * side on the target while the suite's requests keep one order.
+ * The scenarios of `cases` and their failing runs: every run is started before any is waited for,
+ * so they run side by side on the target while the suite's requests keep one order.
  */
-export async function failingScenarios(cases: readonly FailingCase[]): Promise<Array<{ c: FailingCase; s: Scenario }>> {
+export async function failingScenarios(cases: readonly FailingCase[]): Promise<FailingResult[]> {
   for (const c of cases) await begin(failingLabel(c), failingPlan(c));
-  const out: Array<{ c: FailingCase; s: Scenario }> = [];
-  for (const c of cases) out.push({ c, s: await scenario(failingLabel(c), failingPlan(c)) });
+  const set: Array<{ c: FailingCase; s: Scenario }> = [];
+  for (const c of cases) set.push({ c, s: await scenario(failingLabel(c), failingPlan(c)) });
+  const later = set.filter((x) => x.c.mode !== 'differential' && !laterRuns.has(failingLabel(x.c)));
+  // The skip-backfill syncs share a source: rows added once reach each of their second runs.
+  const skip = later.find((x) => x.c.mode === 'skip backfill');
+  if (skip) await addRows(skip.s, `failing-added-${failingLabel(skip.c)}`, ROWS);
+  for (const x of later) {
+    const { script, then } = failingScript(x.c);
+    x.s.channel.script(script, then);
+    laterRuns.set(failingLabel(x.c), await startNext(x.s));
+  }
+  const out: FailingResult[] = [];
+  for (const x of set) out.push({ ...x, run: x.c.mode === 'differential' ? x.s.runs[0]! : await laterRuns.get(failingLabel(x.c))!.finish() });
   return out;
 }
 
@@ -73,8 +109,7 @@ export type Observation = 'right away' | 'again later' | 'after another write';
  * never given (the target sent everything in one batch) is not judged: `judged` says so. `seen`
  * is how the run ended, for the report.
  */
-export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenario }, outcome: RunOutcome = s.runs[0]!.outcome, observation: Observation = 'right away'): { judged: boolean; problem?: string; seen?: string } {
-  const run = s.runs[0]!;
+export function failingProblem(id: string, { c, run }: FailingResult, outcome: RunOutcome = run.outcome, observation: Observation = 'right away'): { judged: boolean; problem?: string; seen?: string } {
   const failedAt = run.deliveries.findIndex((d) => d.response.status === c.status);
   if (failedAt === -1) return { judged: false };
   const end = runEnd(outcome);
@@ -83,11 +118,11 @@ export function failingProblem(id: string, { c, s }: { c: FailingCase; s: Scenar
   if (outcome.failed) return { judged: true, seen };
   const errors = outcome.recordErrors ? `with ${outcome.recordErrors} record errors` : 'with no record error';
   const first = observation === 'right away' ? '' : `; read right away it was ${JSON.stringify(run.outcome.status)}`;
-  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches}: read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
+  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches} (${c.mode}): read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
 }
 
 export interface FailingRead {
-  r: { c: FailingCase; s: Scenario };
+  r: FailingResult;
   outcome: RunOutcome;
   observation: Observation;
   judged: boolean;
@@ -95,28 +130,56 @@ export interface FailingRead {
   seen?: string;
 }
 
+const recordsIn = (d: Delivery): number | undefined => {
+  const records = (d.json as { object?: { records?: unknown } } | undefined)?.object?.records;
+  return Array.isArray(records) ? records.length : undefined;
+};
+
 /**
- * The failing cases' runs read right away (as their runs ended), one case of each failing batch
- * read again later (after the other cases' runs and reads; failingCases puts them first), and the
- * first case read after another run of its sync that the receiver answers 200. Each read must
- * show the run recorded as failed, and what it was must not change ("recorded": a state that lasts).
+ * Where in its run the failing answer was actually given, from the records delivered up to it (the
+ * run has ROWS to send): a target that batches otherwise refuses another batch than the planned
+ * one, and that one is walked. Undefined when it cannot be told or is no value of the model.
  */
-export async function readFailingRuns(id: string, results: ReadonlyArray<{ c: FailingCase; s: Scenario }>): Promise<FailingRead[]> {
-  const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.s.runs[0]!.outcome, observation: 'right away' }));
-  for (const r of results.slice(0, 4)) reads.push({ r, outcome: await reread(r.s, r.s.runs[0]!), observation: 'again later' });
+export function failedBatch({ c, run }: FailingResult): { batches: 1 | 3; at: FailingBatch[] } | undefined {
+  const failedAt = run.deliveries.findIndex((d) => d.response.status === c.status);
+  const counts = run.deliveries.slice(0, failedAt + 1).map(recordsIn);
+  if (failedAt === -1 || counts.some((n) => n === undefined || n === 0)) return undefined;
+  const before = (counts as number[]).slice(0, -1).reduce((a, b) => a + b, 0);
+  const size = Math.max(...(counts as number[]));
+  const batches = Math.ceil(ROWS / size);
+  if (batches !== 1 && batches !== 3) return undefined;
+  // A run's only batch is its first and its last; no run of one batch has a middle one.
+  if (batches === 1) return { batches, at: ['first', 'last'] };
+  return { batches, at: [before === 0 ? 'first' : before + counts.at(-1)! >= ROWS ? 'last' : 'middle'] };
+}
+
+/** The cases that are the first of their failing batch or of their mode: those read again later. */
+function readAgain(results: readonly FailingResult[]): FailingResult[] {
+  return results.filter((r, i) => results.findIndex((o) => o.c.at === r.c.at) === i || results.findIndex((o) => o.c.mode === r.c.mode) === i);
+}
+
+/**
+ * The failing cases' runs read right away (as their runs ended), the first case of each failing
+ * batch and of each mode read again later (after the other cases' runs and reads), and the first
+ * case read after another run of its sync that the receiver answers 200. Each read must show the
+ * run recorded as failed, and what it was must not change ("recorded": a state that lasts).
+ */
+export async function readFailingRuns(id: string, results: readonly FailingResult[]): Promise<FailingRead[]> {
+  const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.run.outcome, observation: 'right away' }));
+  for (const r of readAgain(results)) reads.push({ r, outcome: await reread(r.s, r.run), observation: 'again later' });
   const written = results[0]!;
   written.s.channel.script([], 200);
   await runOnce(written.s);
-  reads.push({ r: written, outcome: await reread(written.s, written.s.runs[0]!), observation: 'after another write' });
+  reads.push({ r: written, outcome: await reread(written.s, written.run), observation: 'after another write' });
   const judged = reads.map((x): FailingRead => {
     const j = { ...x, ...failingProblem(id, x.r, x.outcome, x.observation) };
-    const before = x.r.s.runs[0]!.outcome.status;
-    if (j.judged && !j.problem && x.outcome.status !== before) j.problem = `${id} ${x.r.c.status} on the ${x.r.c.at} of ${x.r.c.batches} batches: read right away the run was ${JSON.stringify(before)}, read ${x.observation} ${JSON.stringify(x.outcome.status)}`;
+    const before = x.r.run.outcome.status;
+    if (j.judged && !j.problem && x.outcome.status !== before) j.problem = `${id} ${x.r.c.status} on the ${x.r.c.at} of ${x.r.c.batches} batches (${x.r.c.mode}): read right away the run was ${JSON.stringify(before)}, read ${x.observation} ${JSON.stringify(x.outcome.status)}`;
     return j;
   });
-  // A run's only batch is its first and its last; no run of one batch has a middle one.
   for (const j of judged.filter((x) => x.judged)) {
-    for (const at of j.r.c.batches === 1 ? (['first', 'last'] as const) : [j.r.c.at]) walked('sync.records delivery', { 'sync-mode': 'differential', batches: j.r.c.batches, 'failing-batch': at, observation: j.observation });
+    const at = failedBatch(j.r);
+    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, observation: j.observation });
   }
   return judged;
 }
@@ -128,7 +191,10 @@ export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: string }
   return [...byEnd]
     .map(([end, cases]) => {
       const at = new Map<string, number[]>();
-      for (const c of cases) at.set(`the ${c.at} of ${c.batches}`, [...(at.get(`the ${c.at} of ${c.batches}`) ?? []), c.status]);
+      for (const c of cases) {
+        const where = `the ${c.at} of ${c.batches}${c.mode === 'differential' ? '' : ` (${c.mode})`}`;
+        at.set(where, [...(at.get(where) ?? []), c.status]);
+      }
       return `${end}: ${cases.length} (${[...at].map(([where, statuses]) => `${statuses.join(', ')} on ${where}`).join('; ')})`;
     })
     .join('; ');

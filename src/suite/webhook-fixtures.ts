@@ -193,7 +193,7 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
   });
 }
 
-interface StartedRun {
+export interface StartedRun {
   /** Waits for the run to end: its outcome and the deliveries it made. */
   finish(): Promise<RunEvidence>;
 }
@@ -228,6 +228,27 @@ export function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfil
     const n = r.deliveries.length;
     if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', observation: 'right away' });
   }
+}
+
+/** Starts one more run of a scenario's sync without waiting for it; finish() waits and adds it to the scenario's runs. */
+export async function startNext(s: Scenario): Promise<StartedRun> {
+  const started = await startRun(await adapter(), s);
+  let done: Promise<RunEvidence> | undefined;
+  return {
+    finish: () =>
+      (done ??= started.finish().then((r) => {
+        s.runs.push(r);
+        return r;
+      })),
+  };
+}
+
+/** Writes `count` new generated rows to a scenario's source (every scenario over a shared source sees them). */
+export async function addRows(s: Scenario, label: string, count: number): Promise<void> {
+  // Offset by the rows there already: ids stay unique however often rows are added.
+  const added = generateRows(label, count, 100_000 + s.rows.size);
+  await sources.get(s.settings.sourceId)!.write(added);
+  for (const r of added) s.rows.set(String(r.id), r);
 }
 
 /** One more run of a scenario's sync, left out of its runs (the checks that share the scenario see none of it). */

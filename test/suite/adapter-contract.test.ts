@@ -333,7 +333,7 @@ describe('against the reference and its run variants', () => {
   });
 
   test('every fault of runFaults (benign-runs.ts) has a probe here', () => {
-    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed', 'runs-record-errors', 'failed-run-reads-completed-later', 'failed-run-completed-by-next-run']);
+    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed', 'runs-record-errors', 'failed-run-reads-completed-later', 'completed-run-reads-failed-later', 'completed-run-errors-counted-later', 'failed-run-completed-by-next-run']);
   });
 
   test.each(ADAPTERS)('%s: the fault runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {
@@ -347,6 +347,18 @@ describe('against the reference and its run variants', () => {
     const { outcomes, rereads } = await twoRuns(factory, 'failed-run-reads-completed-later', 410);
     expect(outcomes.map(runEnd)).toEqual(['failed', 'failed']);
     expect(rereads[0]).toMatchObject({ status: 'completed', failed: false, recordErrors: 0 });
+  });
+
+  test.each(ADAPTERS)('%s: the fault completed-run-reads-failed-later answers a completed run failed when it is read again', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'completed-run-reads-failed-later', 200);
+    expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+    expect(rereads[0]).toMatchObject({ status: 'failed', failed: true });
+  });
+
+  test.each(ADAPTERS)('%s: the fault completed-run-errors-counted-later counts every record of a completed run an error when it is read again', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'completed-run-errors-counted-later', 200);
+    expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+    expect(rereads[0]).toMatchObject({ status: 'completed', failed: false, recordErrors: 5 });
   });
 
   test.each(ADAPTERS)('%s: the fault failed-run-completed-by-next-run answers a failed run completed once a later run completed', async (_n, factory) => {

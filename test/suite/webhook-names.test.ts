@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { values } from '../../src/generators/input-space.ts';
-import { failingLabel } from '../../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, failingLabel } from '../../src/suite/webhook-answers.ts';
 import type { Scenario } from '../../src/suite/webhook-fixtures.ts';
 import { classedName, nameClass, nameProblem, namesWalked, NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
 
@@ -11,7 +11,7 @@ const BASE = 'dssc-0a1b2c3d-sync-full-sync-17';
 test('every string-length class is carried by one scenario', () => {
   expect(values('string-length').map((c) => NAME_CARRIERS.find((label) => nameClass(label) === c))).not.toContain(undefined);
   // The failing-receiver carrier is named as webhook-answers.ts labels its scenario.
-  expect(NAME_CARRIERS).toContain(failingLabel({ status: 410, at: 'middle', batches: 3 }));
+  expect(NAME_CARRIERS).toContain(failingLabel(CAPTURE_CASE));
 });
 
 test.each(values('string-length').filter((c) => typeof c === 'number'))('a name of %i characters is exactly that long', (c) => {

@@ -80,8 +80,9 @@ function clearFailure(data: Data): void {
 }
 
 /**
- * A failed run answered as 'completed': the spec's "recorded as failed" needs an end the profile
- * maps to failed, which record errors under 'completed' are not (README › Interpretations).
+ * A run's end answered otherwise than it was: a failed run as 'completed' (the spec's "recorded
+ * as failed" needs an end the profile maps to failed, which record errors under 'completed' are
+ * not: README › Interpretations), or a completed run rewritten once its end was first read.
  */
 export const runFaults: readonly Fault[] = [
   {
@@ -107,6 +108,35 @@ export const runFaults: readonly Fault[] = [
         const id = runIdOf(request);
         if (!seenEnded.has(id)) return void seenEnded.add(id);
         clearFailure(data);
+      });
+    },
+  },
+  {
+    name: 'completed-run-reads-failed-later',
+    breaks: ['WH-017', 'WH-018', 'WH-019'],
+    description: "A completed run answers 'completed' to the read that first sees it ended, and 'failed' to every read after that: a finished run is rewritten (only a second read shows it).",
+    apply: ({ app }) => {
+      const seenEnded = new Set<string>();
+      editSuccess(app, 'GET', ROUTES.run, (data: Data, request) => {
+        if (data.status !== 'completed') return;
+        const id = runIdOf(request);
+        if (!seenEnded.has(id)) return void seenEnded.add(id);
+        data.status = 'failed';
+      });
+    },
+  },
+  {
+    name: 'completed-run-errors-counted-later',
+    breaks: ['WH-017', 'WH-018', 'WH-019'],
+    description: "A completed run that delivered records answers with counts.error 0 to the read that first sees it ended, and with every record counted an error afterwards (still 'completed'): its record counts change once it is read again.",
+    apply: ({ app }) => {
+      const seenEnded = new Set<string>();
+      editSuccess(app, 'GET', ROUTES.run, (data: Data, request) => {
+        const counts = data.counts as { total: number; error: number } | undefined;
+        if (data.status !== 'completed' || !counts || counts.total === 0) return;
+        const id = runIdOf(request);
+        if (!seenEnded.has(id)) return void seenEnded.add(id);
+        counts.error = counts.total;
       });
     },
   },

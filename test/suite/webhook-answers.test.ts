@@ -1,0 +1,40 @@
+import { expect, test } from 'vitest';
+import { values } from '../../src/generators/input-space.ts';
+import type { Delivery } from '../../src/receiver/index.ts';
+import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingPlan, type FailingCase } from '../../src/suite/webhook-answers.ts';
+import type { RunEvidence, Scenario } from '../../src/suite/webhook-fixtures.ts';
+
+// WH-020/021's failing cases: every status, and every pair of the delivery operation's sync mode ×
+// batches × failing batch, on every seed; and the refused batch read from what actually came.
+
+test.each([['4xx', FAILING_4XX], ['5xx', FAILING_5XX]] as const)('the %s cases try every status and every mode with every failing batch', (_n, statuses) => {
+  const cases = failingCases(statuses);
+  expect(new Set(cases.map((c) => c.status))).toEqual(new Set(statuses));
+  const modes = values('sync-mode');
+  const positions = values('failing-batch').filter((v) => v !== 'none');
+  for (const mode of modes) for (const at of positions) expect(cases).toContainEqual(expect.objectContaining({ mode, at }));
+  for (const at of positions) expect(cases).toContainEqual(expect.objectContaining({ batches: 3, at }));
+  expect(cases).toContainEqual(expect.objectContaining({ batches: 1, at: 'first' }));
+  expect(cases.filter((c) => c.batches === 1 && c.at !== 'first')).toEqual([]);
+  // The cost of the walk: one scenario per combination, no more.
+  expect(cases).toHaveLength(Math.max(modes.length * positions.length, statuses.length));
+});
+
+test('WH-022 reuses a differential WH-020 case; only differential cases fail their first run', () => {
+  expect(failingCases(FAILING_4XX)).toContainEqual(CAPTURE_CASE);
+  for (const c of failingCases(FAILING_4XX)) expect(failingPlan(c).then).toBe(c.mode === 'differential' ? c.status : undefined);
+});
+
+const delivery = (records: number, status: number): Delivery => ({ json: { object: { records: Array(records).fill({}) } }, response: { status } }) as unknown as Delivery;
+const result = (c: FailingCase, ds: Delivery[]) => ({ c, s: {} as Scenario, run: { deliveries: ds } as unknown as RunEvidence });
+const C: FailingCase = { status: 410, at: 'middle', batches: 3, mode: 'full sync' };
+
+test('the refused batch is walked where it came, not where it was planned', () => {
+  expect(failedBatch(result(C, [delivery(2, 200), delivery(2, 410), delivery(1, 410)]))).toEqual({ batches: 3, at: ['middle'] });
+  expect(failedBatch(result(C, [delivery(2, 200), delivery(2, 200), delivery(1, 410)]))).toEqual({ batches: 3, at: ['last'] });
+  expect(failedBatch(result(C, [delivery(2, 410)]))).toEqual({ batches: 3, at: ['first'] });
+  expect(failedBatch(result(C, [delivery(5, 410)]))).toEqual({ batches: 1, at: ['first', 'last'] });
+  // Batches of one: five batches is no value of the model, so nothing is walked.
+  expect(failedBatch(result(C, [delivery(1, 200), delivery(1, 410)]))).toBeUndefined();
+  expect(failedBatch(result(C, [delivery(2, 200), delivery(2, 200), delivery(1, 200)]))).toBeUndefined();
+});
