@@ -160,6 +160,16 @@ export const connectionFaults: Fault[] = [
       }),
   },
   {
+    name: 'connection-name-past-255-refused',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a connection whose name is longer than 255 characters 400 validation_error on /name (a VARCHAR(255) column checked up front); names up to 255 are taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.name === 'string' && [...body.name].length > 255) throw fieldError('/name', 'must be at most 255 characters');
+      }),
+  },
+  {
     name: 'connection-port-edge-refused',
     breaks: ['CONN-001'],
     description: 'POST /api/connections answers a relational database (postgresql) connection on port 65535 400 validation_error (an off-by-one range check: ports below 65535 are taken).',
