@@ -77,7 +77,7 @@ check('CONN-001 (names) a connection named with every length class, and with non
     if (c === 1) continue;
     add((available as readonly KindName[]).includes(kind) ? kind : available[0]!, c);
   }
-  for (const kind of oauth) add(kind, 1, { redirect_url: `${REDIRECT_URLS[0]}?run=${resourceName(`${kind}-name-1`)}` });
+  for (const kind of oauth) add(kind, 1, { redirect_url: `${REDIRECT_URLS[0]}/${resourceName(`${kind}-name-1`)}` });
   const limited: string[] = [];
   await expectEveryCase('CONN-001 (names)', cases, (c) => api().post('/api/connections', c.value), (st, c) => is2xx(st) || (c.long && st === TOO_LARGE && limited.push(c.name) > 0), 'with a 2xx');
   if (limited.length > 0) await note(t, `answered ${TOO_LARGE} (a request size limit, which the spec leaves open; not judged): ${limited.join('; ')}`);
