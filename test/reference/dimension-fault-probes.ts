@@ -48,6 +48,13 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expect((await post(ref, connectionBody('hubspot', { name: 'n'.repeat(255) }))).status).toBe(200);
     },
   },
+  'crm-redirect-url-list-dropped': {
+    probe: async (ref) => {
+      expect((await post(ref, connectionBody('salesforce', { redirect_url: [] }))).status).toBe(200);
+      expectError(await post(ref, connectionBody('salesforce', { redirect_url: 1 })), 400, 'validation_error');
+      expectError(await post(ref, connectionBody('hubspot', { redirect_url: [] })), 400, 'validation_error');
+    },
+  },
   'bulk-name-non-ascii-500': {
     probe: async (ref) => {
       const [source, destination] = await pair(ref);
