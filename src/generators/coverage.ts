@@ -135,24 +135,28 @@ function withField(base: Record<string, unknown>, path: string[], value: unknown
 
 /**
  * BULK-005's and BULK-006's walk of bulk-sync-field × field-shape beyond the top-level required
- * fields (negativeCases has those): schedule.frequency, the connection ids at their bound (an
- * empty id), and the optional fields (schemas, the destination settings and what they hold).
- * `settingsKey` is the version's spelling; `objectName` a source object (a lone string for schemas).
+ * fields (negativeCases has those). Required (BULK-005): schedule.frequency ('Holds frequency'),
+ * the connection ids at their bound (an empty id names no connection), and the destination
+ * settings with what they hold, which the kit reads as required for a destination the profile
+ * gives settings for (README: destination settings "depends"; VER-004). Optional (BULK-006):
+ * schemas. `settingsKey` is the version's spelling; `objectName` a source object (a lone string).
  */
 export function bulkShapeCases(base: Record<string, unknown>, settingsKey: string, objectName = 'x'): { required: CoverageCase[]; optional: CoverageCase[] } {
   const shapes = ['null', 'wrong type', 'look-alike'] as const;
   const required: CoverageCase[] = [{ name: 'schedule.frequency absent', value: withField(base, ['schedule', 'frequency'], ABSENT_FIELD) }];
   for (const shape of shapes) required.push({ name: `schedule.frequency ${shape}`, value: withField(base, ['schedule', 'frequency'], DEPARTURES.string[shape]) });
   for (const id of ['source_connection_id', 'destination_connection_id']) required.push({ name: `${id} boundary (empty)`, value: withField(base, [id], '') });
+  const settings = base[settingsKey] as Record<string, unknown> | undefined;
+  if (settings) {
+    for (const shape of shapes) required.push({ name: `destination settings ${shape}`, value: withField(base, [settingsKey], DEPARTURES.object[shape]) });
+    required.push({ name: 'destination settings boundary ({})', value: withField(base, [settingsKey], {}) });
+    for (const field of ['format', 'schema'].filter((f) => f in settings)) {
+      for (const shape of shapes) required.push({ name: `destination settings.${field} ${shape}`, value: withField(base, [settingsKey, field], DEPARTURES.string[shape]) });
+      if (field === 'schema') required.push({ name: 'destination settings.schema boundary (empty)', value: withField(base, [settingsKey, field], '') });
+    }
+  }
   const optional: CoverageCase[] = [];
   for (const shape of shapes) optional.push({ name: `schemas ${shape}`, value: withField(base, ['schemas'], shape === 'look-alike' ? objectName : DEPARTURES.array[shape]) });
-  for (const shape of shapes) optional.push({ name: `destination settings ${shape}`, value: withField(base, [settingsKey], DEPARTURES.object[shape]) });
-  optional.push({ name: 'destination settings boundary ({})', value: withField(base, [settingsKey], {}) });
-  const settings = base[settingsKey] as Record<string, unknown> | undefined;
-  for (const field of ['format', 'schema'].filter((f) => settings && f in settings)) {
-    for (const shape of shapes) optional.push({ name: `destination settings.${field} ${shape}`, value: withField(base, [settingsKey, field], DEPARTURES.string[shape]) });
-    if (field === 'schema') optional.push({ name: 'destination settings.schema boundary (empty)', value: withField(base, [settingsKey, field], '') });
-  }
   return { required, optional };
 }
 
@@ -229,7 +233,11 @@ export function coverageCaseNames(): Record<string, string[]> {
   return {
     'CONN-001': (['objectStore', 'relationalDatabase'] as const).flatMap((k) => names(boundaryCases(`connection-request.schema.json#/$defs/${k}`, kinds[k].configuration, k !== 'relationalDatabase')).map((n) => `${k}: configuration.${n}`)),
     'CONN-004': names(connectionShapeCases(kinds, 'relationalDatabase')),
-    'BULK-005': [...names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))), ...names(bulkShapeCases(bulkWith, 'destination_configuration').required)],
+    'BULK-005': [
+      ...names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
+      ...names(bulkShapeCases(bulkWith, 'destination_configuration').required),
+      ...names(bulkShapeCases({ ...bulk, destination_configuration: { schema: 's' } }, 'destination_configuration').required).filter((n) => n.includes('.schema')).map((n) => `relationalDatabase destination: ${n}`),
+    ],
     'BULK-006': names(bulkShapeCases(bulkWith, 'destination_configuration').optional),
     'EHS-005': [...names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'), 'subscribers with one address'],
     'EHS-006': [...names(negativeCases('sync-error-handling-update.schema.json', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`)],

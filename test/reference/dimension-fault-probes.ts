@@ -83,6 +83,13 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expect((await bulk(ref, bulkBody(source, destination, csv))).status).toBe(200);
     },
   },
+  'bulk-schemas-lone-string-500': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: 'Lead' })), 500, 'internal_error');
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: null })), 400, 'validation_error');
+    },
+  },
   'bulk-settings-not-object-500': {
     probe: async (ref) => {
       const [source, destination] = await pair(ref);

@@ -173,13 +173,22 @@ export const bulkSyncFaults: Fault[] = [
   },
   {
     name: 'bulk-settings-not-object-500',
-    breaks: ['BULK-006'],
+    breaks: ['BULK-005'],
     description: 'POST /api/bulk/syncs fails with 500 internal_error when the destination settings (either spelling) are a string or a list (their fields are read unchecked).',
     apply: ({ app }) =>
       beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
         const body = request.body;
         if (!isObject(body)) return;
         for (const key of ['destination_configuration', 'dest_configuration']) if (typeof body[key] === 'string' || Array.isArray(body[key])) throw new ApiError('internal_error', 'internal error');
+      }),
+  },
+  {
+    name: 'bulk-schemas-lone-string-500',
+    breaks: ['BULK-006'],
+    description: 'POST /api/bulk/syncs fails with 500 internal_error on schemas given as one string instead of a list (each character is looked up as an object name); a list, and schemas null, are answered as specified.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        if (isObject(request.body) && typeof request.body.schemas === 'string') throw new ApiError('internal_error', 'internal error');
       }),
   },
   {
