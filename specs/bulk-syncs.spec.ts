@@ -1,13 +1,15 @@
 import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, createConnection, fcParams, need, profile } from '../src/suite/context.ts';
+import { api, apiVersion, createConnection, fcParams, need, profile, resourceName } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
-import { negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, sourceKind, sourceObjects } from '../src/suite/fixtures.ts';
+import { bulkShapeCases, negativeCases } from '../src/generators/coverage.ts';
+import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, sourceKind, sourceObjects, spellingFor } from '../src/suite/fixtures.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { check, note } from '../src/suite/check.ts';
 import { values } from '../src/generators/input-space.ts';
+import { operationCases } from '../src/generators/all-pairs.ts';
+import { classedName } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { ABSENT, stageEnded, stageWalk, versionLabel, type StageWalk } from '../src/suite/schema-stage.ts';
 import type { TestContext } from 'vitest';
@@ -76,14 +78,14 @@ for (const version of values('version').map(String)) {
     }
     // A 400 that is not recognisably the stage's is judged only if the same body was accepted once the stage ended.
     if (!isCacheNotReady(w.first!) && !accepted) t.skip(`not judged ${label}: the request was refused (${w.first!.status}) and never accepted, for another check to judge`);
-    walked('POST /api/bulk/syncs', { version, observation: 'right away' });
+    walked('POST /api/bulk/syncs', { version, 'stage-observation': 'right away' });
     expectStatus(w.first!, 400, `the first bulk sync on a fresh source ${label}`);
     const problems = noSchemasProblems(w.first!);
     if (problems.length > 0) fail(`${label}, the "No schemas found" answer is not as specified: ${problems.join('; ')}`, w.first!);
     const repeat = w.repeat;
     if (!repeat || is2xx(repeat.status)) return note(t, `${label}, the stage had ended by the repeat (answered ${repeat?.status}): only the first answer was judged`);
     if (!isCacheNotReady(repeat) && !accepted) return note(t, `${label}, the repeat was refused (${repeat.status}) and the request never accepted: the repeat is not judged`);
-    walked('POST /api/bulk/syncs', { version, observation: 'again later' });
+    walked('POST /api/bulk/syncs', { version, 'stage-observation': 'again later' });
     expectStatus(repeat, 400, `the same bulk sync repeated at once, during the stage, ${label}`);
     const again = noSchemasProblems(repeat);
     if (again.length > 0) fail(`${label}, the same request repeated during the stage got a "No schemas found" answer that is not as specified: ${again.join('; ')}`, repeat);
@@ -113,6 +115,29 @@ check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   expectStatus(res, is2xx, 'POST /api/bulk/syncs without schemas');
 });
 
+/** RFC 9110's status for a request size limit, which the spec leaves open (Limits: 'request size limits … not shown'). */
+const TOO_LARGE = 413;
+
+// Each value of the string-length dimension as a bulk sync's name (the spec sets no bound on it),
+// over both destination kinds (all-pairs, src/generators/all-pairs.ts).
+check('BULK-003 (names) a bulk sync named with every length class, and with non-ASCII text, is accepted', async (t) => {
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const cases = [];
+  for (const row of operationCases('POST /api/bulk/syncs', ['destination-kind', 'string-length'])) {
+    const kinds = [row['destination-kind'] as 'objectStore' | 'relationalDatabase', row['destination-kind'] === 'objectStore' ? 'relationalDatabase' : 'objectStore'] as const;
+    const destination = kinds.find((k) => profile().kinds?.[k]?.destinationSettings);
+    if (!destination) return t.skip('the profile gives destinationSettings for no destination kind');
+    const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination, schemas: [] }));
+    delete body.schemas;
+    // A one-character name cannot carry the run's prefix: its source and destination connections do.
+    body.name = classedName(resourceName('bulk-name'), row['string-length']!);
+    cases.push({ name: `a name of ${String(row['string-length'])} (${destination} destination)`, value: body, long: typeof row['string-length'] === 'number' && row['string-length'] > 255 });
+  }
+  const limited: string[] = [];
+  await expectEveryCase('BULK-003 (names)', cases, (c) => api().post('/api/bulk/syncs', c.value), (s, c) => is2xx(s) || (c.long && s === TOO_LARGE && limited.push(c.name) > 0), 'with a 2xx');
+  if (limited.length > 0) await note(t, `answered ${TOO_LARGE} (a request size limit, which the spec leaves open; not judged): ${limited.join('; ')}`);
+});
+
 check('BULK-004 a bulk sync that names source objects in schemas is accepted', async (t) => {
   const objects = await need(t, 'the source objects (profile kinds.<source>.sourceObjects)', async () => {
     const list = kindSourceObjects(sourceKind());
@@ -126,12 +151,42 @@ check('BULK-004 a bulk sync that names source objects in schemas is accepted', a
   await expectEveryCase('BULK-004', cases, (c) => api().post('/api/bulk/syncs', c.value), is2xx, 'with a 2xx');
 });
 
+// The list-length dimension on schemas. The spec bounds the list neither way, so every length is
+// valid; a source offers only the profile's objects, so a longer list repeats names. Whether a name
+// may repeat is not shown: a two-name list with a repeat goes first, and a target that refuses it
+// has the longer lists sent but not judged (their refusal cannot be told from the repeat's).
+check('BULK-004 (lengths) schemas lists of every length of the input space are accepted', async (t) => {
+  const objects = await need(t, 'the source objects (profile kinds.<source>.sourceObjects)', async () => {
+    const list = kindSourceObjects(sourceKind());
+    if (!list || list.length === 0) throw new Error('not given');
+    return list;
+  });
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const body = (schemas: string[]) => need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore', schemas }));
+  const listOf = (n: number) => Array.from({ length: n }, (_, i) => objects[i % objects.length]!);
+  const repeat = [objects[0]!, objects[0]!];
+  const control = await api().post('/api/bulk/syncs', await body(repeat));
+  const repeatsTaken = is2xx(control.status);
+  const lengths = values<number>('list-length').filter((n) => n === 0 || n > 2);
+  const cases = await Promise.all(lengths.map(async (n) => ({ name: `schemas of ${n} name${n === 1 ? '' : 's'}${n > objects.length ? ' (repeated)' : ''}`, value: await body(listOf(n)), judged: n <= objects.length || repeatsTaken, big: n > 100 })));
+  const unjudged: string[] = [];
+  await expectEveryCase('BULK-004 (lengths)', cases, (c) => api().post('/api/bulk/syncs', c.value), (s, c) => is2xx(s) || ((!c.judged || (c.big && s === TOO_LARGE)) && unjudged.push(`${c.name}: ${s}`) > 0), 'with a 2xx');
+  if (!repeatsTaken) await note(t, `a list naming ${objects[0]} twice was answered ${control.status} (whether a name may repeat is not shown): the lists longer than the ${objects.length} objects the profile gives were sent, not judged`);
+  if (unjudged.some((u) => u.endsWith(`: ${TOO_LARGE}`))) await note(t, `not judged: ${unjudged.join('; ')} (${TOO_LARGE}: a request size limit, which the spec leaves open)`);
+});
+
 check('BULK-005 a bulk sync with a required field missing or of the wrong type is not accepted', async (t) => {
   const source = await need(t, 'a source with cached schemas', cachedSourceId);
   const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }));
   const required = ['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule'];
   const cases = negativeCases('bulk-sync-request-2023-04-25.schema.json', valid, (k) => required.includes(k));
-  await expectEveryCase('BULK-005', cases, (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
+  // schedule.frequency by every shape, an empty connection id, the destination settings by every shape (coverage.ts).
+  const more = bulkShapeCases(valid, spellingFor(apiVersion())).required;
+  if (profile().kinds?.relationalDatabase?.destinationSettings) {
+    const database = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'relationalDatabase' }));
+    more.push(...bulkShapeCases(database, spellingFor(apiVersion())).required.filter((c) => c.name.includes('.schema')).map((c) => ({ ...c, name: `relationalDatabase destination: ${c.name}` })));
+  }
+  await expectEveryCase('BULK-005', [...cases, ...more], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
   const broken = brokenArbitrary('bulk-sync-request-2023-04-25.schema.json', fc.constant(valid)).filter((b) => required.some((k) => b.broken.startsWith(k) || b.broken.endsWith(`${k} missing`)));
   await fc.assert(
     fc.asyncProperty(broken, async ({ value, broken: why }) => {
@@ -140,4 +195,15 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
     }),
     fcParams('BULK-005', Math.min(fcParams('BULK-005').numRuns, 15)),
   );
+});
+
+// schemas, the one optional field, by every shape: the spec requires no refusal of it (BULK-005
+// reads the required fields only), but it lists 400 alone for this endpoint, so a target takes
+// such a body or refuses it, and never fails on it.
+check('BULK-006 a bulk sync with schemas null, of the wrong type or a lone name is answered 2xx or 4xx', async (t) => {
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const objects = kindSourceObjects(sourceKind()) ?? [];
+  const valid = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }));
+  const { optional } = bulkShapeCases(valid, spellingFor(apiVersion()), objects[0]);
+  await expectEveryCase('BULK-006', optional, (c) => api().post('/api/bulk/syncs', c.value), (s) => is2xx(s) || is4xx(s), '2xx or 4xx');
 });

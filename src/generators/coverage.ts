@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../schemas.ts';
 import { flatten, resolveRef } from './from-schema.ts';
+import { fieldShape } from '../report/input-space-classify.ts';
 
 // The coverage phase: cases enumerated from a request schema and tried on every run, before the
 // random phase, so that a lenient field is caught on every seed and not on seven in ten. Like
@@ -78,13 +79,16 @@ export function negativeCases(ref: string, base: Record<string, unknown>, only?:
 
 /**
  * The cases of one field of `cases` (named "<field> missing", "<field> = …") that stand for each
- * class of the field-shape dimension once: missing, null, and its first wrong type.
+ * class of the field-shape dimension once: missing, null, its first wrong type and its first
+ * look-alike (as `coverage --input-space` classes them: a rule broken for a look-alike only is seen).
  */
-function onePerShape(cases: CoverageCase[]): CoverageCase[] {
+function onePerShape(ref: string, cases: CoverageCase[]): CoverageCase[] {
+  const { properties, required } = objectSchema(ref);
   const seen = new Set<string>();
   return cases.filter((c) => {
-    const [field, rest] = [c.name.split(' ')[0], c.name.slice(c.name.indexOf(' ') + 1)];
-    const shape = rest === 'missing' || rest === '= null' ? rest : 'wrong type';
+    const field = c.name.split(' ')[0]!;
+    const schema = properties[field];
+    const shape = c.name.endsWith(' missing') ? 'absent' : schema ? (fieldShape(c.value[field], schema, required.includes(field))?.shape ?? c.name) : c.name;
     if (seen.has(`${field} ${shape}`)) return false;
     seen.add(`${field} ${shape}`);
     return true;
@@ -102,13 +106,58 @@ export function connectionShapeCases(bases: Partial<Record<string, Record<string
   for (const [kind, base] of Object.entries(bases)) {
     if (!base) continue;
     const top = negativeCases('connection-request.schema.json', base);
-    out.push(...(kind === full ? top : onePerShape(top)).map((c) => ({ name: `${kind}: ${c.name}`, value: c.value })));
+    out.push(...(kind === full ? top : onePerShape('connection-request.schema.json', top)).map((c) => ({ name: `${kind}: ${c.name}`, value: c.value })));
     if (kind === 'marketing') continue;
     const configuration = base.configuration as Record<string, unknown>;
     const inner = negativeCases(`connection-request.schema.json#/$defs/${kind}`, configuration);
     out.push(...inner.map((c) => ({ name: `${kind}: configuration.${c.name}`, value: { ...base, configuration: c.value } })));
   }
   return out;
+}
+
+/** A departing value of each field-shape class, by the JSON type the field takes. */
+const DEPARTURES: Record<'string' | 'object' | 'array', Record<'null' | 'wrong type' | 'look-alike', unknown>> = {
+  string: { null: null, 'wrong type': {}, 'look-alike': 5 },
+  object: { null: null, 'wrong type': 'csv', 'look-alike': [] },
+  array: { null: null, 'wrong type': {}, 'look-alike': 'x' },
+};
+
+/** A copy of `base` with the field at `path` (dot-separated) set to `value`, or removed when `value` is ABSENT_FIELD. */
+export const ABSENT_FIELD = Symbol('absent');
+function withField(base: Record<string, unknown>, path: string[], value: unknown): Record<string, unknown> {
+  const [head, ...rest] = path as [string, ...string[]];
+  const copy = { ...base };
+  if (rest.length > 0) copy[head] = withField((base[head] ?? {}) as Record<string, unknown>, rest, value);
+  else if (value === ABSENT_FIELD) delete copy[head];
+  else copy[head] = value;
+  return copy;
+}
+
+/**
+ * BULK-005's and BULK-006's walk of bulk-sync-field × field-shape beyond the top-level required
+ * fields (negativeCases has those). Required (BULK-005): schedule.frequency ('Holds frequency'),
+ * the connection ids at their bound (an empty id names no connection), and the destination
+ * settings with what they hold, which the kit reads as required for a destination the profile
+ * gives settings for (README: destination settings "depends"; VER-004). Optional (BULK-006):
+ * schemas. `settingsKey` is the version's spelling; `objectName` a source object (a lone string).
+ */
+export function bulkShapeCases(base: Record<string, unknown>, settingsKey: string, objectName = 'x'): { required: CoverageCase[]; optional: CoverageCase[] } {
+  const shapes = ['null', 'wrong type', 'look-alike'] as const;
+  const required: CoverageCase[] = [{ name: 'schedule.frequency absent', value: withField(base, ['schedule', 'frequency'], ABSENT_FIELD) }];
+  for (const shape of shapes) required.push({ name: `schedule.frequency ${shape}`, value: withField(base, ['schedule', 'frequency'], DEPARTURES.string[shape]) });
+  for (const id of ['source_connection_id', 'destination_connection_id']) required.push({ name: `${id} boundary (empty)`, value: withField(base, [id], '') });
+  const settings = base[settingsKey] as Record<string, unknown> | undefined;
+  if (settings) {
+    for (const shape of shapes) required.push({ name: `destination settings ${shape}`, value: withField(base, [settingsKey], DEPARTURES.object[shape]) });
+    required.push({ name: 'destination settings boundary ({})', value: withField(base, [settingsKey], {}) });
+    for (const field of ['format', 'schema'].filter((f) => f in settings)) {
+      for (const shape of shapes) required.push({ name: `destination settings.${field} ${shape}`, value: withField(base, [settingsKey, field], DEPARTURES.string[shape]) });
+      if (field === 'schema') required.push({ name: 'destination settings.schema boundary (empty)', value: withField(base, [settingsKey, field], '') });
+    }
+  }
+  const optional: CoverageCase[] = [];
+  for (const shape of shapes) optional.push({ name: `schemas ${shape}`, value: withField(base, ['schemas'], shape === 'look-alike' ? objectName : DEPARTURES.array[shape]) });
+  return { required, optional };
 }
 
 /**
@@ -178,12 +227,18 @@ export function coverageCaseNames(): Record<string, string[]> {
     relationalDatabase: connection({ hostname: 'h', port: 1, database: 'd', username: 'u', password: 'p' }),
   };
   const bulk = { name: 'n', source_connection_id: 's', destination_connection_id: 'd', mode: 'replicate', schedule: { frequency: 'manual' } };
+  const bulkWith = { ...bulk, destination_configuration: { format: 'csv' } };
   const update = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['a@example.com'], warning_notifications: true };
   const required = new Set(['name', 'source_connection_id', 'destination_connection_id', 'mode', 'schedule']);
   return {
     'CONN-001': (['objectStore', 'relationalDatabase'] as const).flatMap((k) => names(boundaryCases(`connection-request.schema.json#/$defs/${k}`, kinds[k].configuration, k !== 'relationalDatabase')).map((n) => `${k}: configuration.${n}`)),
     'CONN-004': names(connectionShapeCases(kinds, 'relationalDatabase')),
-    'BULK-005': names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
+    'BULK-005': [
+      ...names(negativeCases('bulk-sync-request-2023-04-25.schema.json', bulk, (k) => required.has(k))),
+      ...names(bulkShapeCases(bulkWith, 'destination_configuration').required),
+      ...names(bulkShapeCases({ ...bulk, destination_configuration: { schema: 's' } }, 'destination_configuration').required).filter((n) => n.includes('.schema')).map((n) => `relationalDatabase destination: ${n}`),
+    ],
+    'BULK-006': names(bulkShapeCases(bulkWith, 'destination_configuration').optional),
     'EHS-005': [...names(positiveCases('sync-error-handling-update.schema.json', update)).filter((n) => !n.endsWith('= null') && n !== 'only the required properties'), 'subscribers with one address'],
     'EHS-006': [...names(negativeCases('sync-error-handling-update.schema.json', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`)],
     'EHB-004': [...names(negativeCases('bulk-sync-error-handling.schema.json#/$defs/update', {})), ...NOT_OBJECTS.map((raw) => `body ${raw}`), ...BULK_VALID_BODIES.map((b) => `unknown id, body ${JSON.stringify(b)}`)],

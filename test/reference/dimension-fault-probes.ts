@@ -10,6 +10,8 @@ const csv = { destination_configuration: { format: 'csv' } };
 
 type Probe = { options?: { schemaCacheDelayMs: number }; probe: (ref: RunningReference) => Promise<void> };
 
+const pair = async (ref: RunningReference): Promise<[string, string]> => [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+const bulk = (ref: RunningReference, body: Record<string, unknown>) => call(ref, 'POST', '/api/bulk/syncs', { body });
 const post = (ref: RunningReference, body: Record<string, unknown>, version?: string) => call(ref, 'POST', '/api/connections', { body, ...(version ? { version } : {}) });
 
 export const dimensionFaultProbes: Record<string, Probe> = {
@@ -38,6 +40,61 @@ export const dimensionFaultProbes: Record<string, Probe> = {
     probe: async (ref) => {
       expectError(await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65535 } })), 400, 'validation_error');
       expect((await post(ref, connectionBody('postgresql', { configuration: { ...CONFIGURATIONS.postgresql, port: 65534 } }))).status).toBe(200);
+    },
+  },
+  'connection-name-past-255-refused': {
+    probe: async (ref) => {
+      expectError(await post(ref, connectionBody('hubspot', { name: 'n'.repeat(256) })), 400, 'validation_error');
+      expect((await post(ref, connectionBody('hubspot', { name: 'n'.repeat(255) }))).status).toBe(200);
+    },
+  },
+  'crm-redirect-url-list-dropped': {
+    probe: async (ref) => {
+      expect((await post(ref, connectionBody('salesforce', { redirect_url: [] }))).status).toBe(200);
+      expectError(await post(ref, connectionBody('salesforce', { redirect_url: 1 })), 400, 'validation_error');
+      expectError(await post(ref, connectionBody('hubspot', { redirect_url: [] })), 400, 'validation_error');
+    },
+  },
+  'bulk-name-non-ascii-500': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, name: 'dssc 東京' })), 500, 'internal_error');
+      expect((await bulk(ref, bulkBody(source, destination, { ...csv, name: 'n'.repeat(1000) }))).status).toBe(200);
+    },
+  },
+  'bulk-schemas-capped-at-10': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: Array(11).fill('Lead') })), 400, 'validation_error');
+      expect((await bulk(ref, bulkBody(source, destination, { ...csv, schemas: Array(10).fill('Lead') }))).status).toBe(200);
+    },
+  },
+  'bulk-frequency-defaulted': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expect((await bulk(ref, bulkBody(source, destination, { ...csv, schedule: { frequency: null } }))).status).toBe(200);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schedule: { frequency: 5 } })), 400, 'validation_error');
+    },
+  },
+  'bulk-schemas-null-500': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: null })), 500, 'internal_error');
+      expect((await bulk(ref, bulkBody(source, destination, csv))).status).toBe(200);
+    },
+  },
+  'bulk-schemas-lone-string-500': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: 'Lead' })), 500, 'internal_error');
+      expectError(await bulk(ref, bulkBody(source, destination, { ...csv, schemas: null })), 400, 'validation_error');
+    },
+  },
+  'bulk-settings-not-object-500': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      expectError(await bulk(ref, bulkBody(source, destination, { destination_configuration: 'csv' })), 500, 'internal_error');
+      expectError(await bulk(ref, bulkBody(source, destination, { destination_configuration: null })), 400, 'validation_error');
     },
   },
   'connection-2022-object-store-refused': {

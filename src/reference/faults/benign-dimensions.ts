@@ -1,3 +1,4 @@
+import { fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { isRoute, ROUTES, type Fault } from './fault.ts';
 
@@ -25,6 +26,28 @@ export const dimensionVariants: Fault[] = [
         return payload;
       });
     },
+  },
+  {
+    name: 'bulk-schemas-repeat-refused',
+    breaks: [],
+    description: 'POST /api/bulk/syncs answers a schemas list that names an object twice 400 validation_error on the repeat (the spec does not say whether a name may repeat); lists of distinct names are taken.',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request) => {
+        const schemas = isRoute(request, 'POST', ROUTES.bulkSyncs) && isObject(request.body) ? request.body.schemas : undefined;
+        if (!Array.isArray(schemas)) return;
+        const at = schemas.findIndex((name, i) => schemas.indexOf(name) !== i);
+        if (at >= 0) throw fieldError(`/schemas/${at}`, 'names an object already named');
+      }),
+  },
+  {
+    name: 'creation-request-size-limit',
+    breaks: [],
+    description: 'POST /api/connections and POST /api/bulk/syncs answer a body of more than 1200 bytes 413 Content Too Large (a request size limit, which the spec leaves open), before reading it.',
+    apply: ({ app }) =>
+      app.addHook('onRequest', async (request, reply) => {
+        const creation = isRoute(request, 'POST', ROUTES.connections) || isRoute(request, 'POST', ROUTES.bulkSyncs);
+        if (creation && Number(request.headers['content-length'] ?? 0) > 1200) return reply.code(413).send({ key: 'request_too_large', message: 'The request body is larger than 1200 bytes.', metadata: null, status: 413 });
+      }),
   },
   {
     name: 'connection-201-without-version',

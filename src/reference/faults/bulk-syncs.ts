@@ -133,6 +133,65 @@ export const bulkSyncFaults: Fault[] = [
       }),
   },
   {
+    name: 'bulk-name-non-ascii-500',
+    breaks: ['BULK-003'],
+    description: 'POST /api/bulk/syncs fails with 500 internal_error on a name holding a character outside ASCII (a Latin-1 column that cannot store it); ASCII names of any length are taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.name === 'string' && /[^\u0000-\u00ff]/.test(body.name)) throw new ApiError('internal_error', 'internal error');
+      }),
+  },
+  {
+    name: 'bulk-schemas-capped-at-10',
+    breaks: ['BULK-004'],
+    description: 'POST /api/bulk/syncs answers a schemas list of more than 10 names 400 validation_error on /schemas/10; lists of up to 10 are taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (isObject(body) && Array.isArray(body.schemas) && body.schemas.length > 10) throw fieldError('/schemas/10', 'at most 10 objects per bulk sync');
+      }),
+  },
+  {
+    name: 'bulk-frequency-defaulted',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs takes a schedule without frequency, or with frequency null, as a manual schedule instead of answering 400; a schedule missing whole is refused.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const schedule = isObject(request.body) ? request.body.schedule : undefined;
+        if (isObject(schedule) && (schedule.frequency === undefined || schedule.frequency === null)) schedule.frequency = 'manual';
+      }),
+  },
+  {
+    name: 'bulk-schemas-null-500',
+    breaks: ['BULK-006'],
+    description: 'POST /api/bulk/syncs fails with 500 internal_error on schemas null (the list is iterated unchecked); an omitted schemas is taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        if (isObject(request.body) && request.body.schemas === null) throw new ApiError('internal_error', 'internal error');
+      }),
+  },
+  {
+    name: 'bulk-settings-not-object-500',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs fails with 500 internal_error when the destination settings (either spelling) are a string or a list (their fields are read unchecked).',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        if (!isObject(body)) return;
+        for (const key of ['destination_configuration', 'dest_configuration']) if (typeof body[key] === 'string' || Array.isArray(body[key])) throw new ApiError('internal_error', 'internal error');
+      }),
+  },
+  {
+    name: 'bulk-schemas-lone-string-500',
+    breaks: ['BULK-006'],
+    description: 'POST /api/bulk/syncs fails with 500 internal_error on schemas given as one string instead of a list (each character is looked up as an object name); a list, and schemas null, are answered as specified.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        if (isObject(request.body) && typeof request.body.schemas === 'string') throw new ApiError('internal_error', 'internal error');
+      }),
+  },
+  {
     name: 'no-schemas-repeat-metadata',
     breaks: ['BULK-001'],
     description:

@@ -160,6 +160,26 @@ export const connectionFaults: Fault[] = [
       }),
   },
   {
+    name: 'connection-name-past-255-refused',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a connection whose name is longer than 255 characters 400 validation_error on /name (a VARCHAR(255) column checked up front); names up to 255 are taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && typeof body.name === 'string' && [...body.name].length > 255) throw fieldError('/name', 'must be at most 255 characters');
+      }),
+  },
+  {
+    name: 'crm-redirect-url-list-dropped',
+    breaks: ['CONN-004'],
+    description: 'POST /api/connections drops a CRM (salesforce) redirect_url that is a list or an object and creates the connection, instead of answering 400; a number or null there is refused, and the other kinds are validated as specified.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const body = request.body;
+        if (isObject(body) && body.type === 'salesforce' && typeof body.redirect_url === 'object' && body.redirect_url !== null) delete body.redirect_url;
+      }),
+  },
+  {
     name: 'connection-port-edge-refused',
     breaks: ['CONN-001'],
     description: 'POST /api/connections answers a relational database (postgresql) connection on port 65535 400 validation_error (an off-by-one range check: ports below 65535 are taken).',
