@@ -40,7 +40,7 @@ const refusedForItsBody = (probe: Probe, s: number) => probe.creation === true &
 /** Each probe with the key; fails on an answer that is not acceptance; not judged when the creation only showed a refused body. */
 async function judgeKey(mode: AuthMode, label: string): Promise<void> {
   let unshown: string | undefined;
-  for (const endpoint of [...creation(), ...(await listing403())]) {
+  for (const endpoint of [...(await creation()), ...(await listing403())]) {
     const res = await endpoint.send(mode);
     if (refusedForItsBody(endpoint, res.status)) {
       unshown = `${endpoint.what} with ${label} was answered ${res.status} (the profile's configuration refused), which does not show the key accepted; see the CONN checks`;
@@ -70,10 +70,15 @@ async function listing403(): Promise<Probe[]> {
  * AUTH-001 and AUTH-002 also judge the one operation a valid key must be able to do whatever the
  * resources: creating a connection from the profile. A 302, 404, 429 or 5xx is not acceptance.
  */
-function creation(): Probe[] {
+async function creation(): Promise<Probe[]> {
+  const out: Probe[] = [];
   const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => profile().kinds?.[k]?.configuration);
-  if (!kind) return [];
-  return [{ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }), creation: true }];
+  if (kind) out.push({ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }), creation: true });
+  // The bulk creation too, once a source is cached (the input space's credential × endpoint): a
+  // key table kept per endpoint shows there only.
+  const source = await cachedSourceId().catch(() => undefined);
+  if (source) out.push({ what: 'POST /api/bulk/syncs', send: async (auth) => api().post('/api/bulk/syncs', await bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }), { auth }), creation: true });
+  return out;
 }
 
 check('AUTH-001 Authorization: Bearer <user API key> is accepted', async () => {

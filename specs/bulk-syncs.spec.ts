@@ -115,6 +115,16 @@ check('BULK-003 a bulk sync without schemas is accepted', async (t) => {
   expectStatus(res, is2xx, 'POST /api/bulk/syncs without schemas');
 });
 
+// The same valid body under each request Content-Type of the input space (as CONN-001).
+check('BULK-003 (content types) a bulk sync labelled application/json with a charset parameter is accepted', async (t) => {
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  for (const contentType of values<string>('content-type').filter((c) => c !== 'application/json')) {
+    const body = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }));
+    const res = await api().post('/api/bulk/syncs', body, { contentType });
+    expectStatus(res, is2xx, `POST /api/bulk/syncs with Content-Type: ${contentType}`);
+  }
+});
+
 /** RFC 9110's status for a request size limit, which the spec leaves open (Limits: 'request size limits … not shown'). */
 const TOO_LARGE = 413;
 

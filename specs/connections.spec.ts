@@ -10,7 +10,7 @@ import { expectEveryCase, expectStatus, fail, is2xx } from '../src/suite/expect.
 import { boundaryCases, connectionShapeCases } from '../src/generators/coverage.ts';
 import { check, note } from '../src/suite/check.ts';
 import { operationCases } from '../src/generators/all-pairs.ts';
-import type { DimensionValue } from '../src/generators/input-space.ts';
+import { values, type DimensionValue } from '../src/generators/input-space.ts';
 import { classedName } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 
@@ -100,6 +100,17 @@ function checkAuthUrl(res: Awaited<ReturnType<ReturnType<typeof api>['post']>>):
   const errors = validate('connection-response.schema.json#/$defs/authUrl', url);
   if (errors.length > 0) fail(`auth_url ${JSON.stringify(url)} is not a web URL a person can open: ${errors.join('; ')}`, res);
 }
+
+// The same valid body under each request Content-Type of the input space: RFC 8259 defines no
+// charset parameter for application/json, and adding one "has no effect on compliant recipients".
+check('CONN-001 (content types) a valid connection request labelled application/json with a charset parameter is accepted', async (t) => {
+  const kind = (['marketing', 'crm', 'objectStore', 'relationalDatabase'] as const).find((k) => profile().kinds?.[k]);
+  if (!kind) t.skip('the profile names no connection kind');
+  for (const contentType of values<string>('content-type').filter((c) => c !== 'application/json')) {
+    const res = await api().post('/api/connections', connectionBody(kind!), { contentType });
+    expectStatus(res, is2xx, `POST /api/connections (${kind}) with Content-Type: ${contentType}`);
+  }
+});
 
 check('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {
   await requireKind(t, 'marketing');

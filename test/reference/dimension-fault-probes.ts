@@ -15,6 +15,21 @@ const bulk = (ref: RunningReference, body: Record<string, unknown>) => call(ref,
 const post = (ref: RunningReference, body: Record<string, unknown>, version?: string) => call(ref, 'POST', '/api/connections', { body, ...(version ? { version } : {}) });
 
 export const dimensionFaultProbes: Record<string, Probe> = {
+  'connection-refuses-json-charset': {
+    probe: async (ref) => {
+      const labelled = await call(ref, 'POST', '/api/connections', { body: connectionBody('hubspot'), headers: { 'content-type': 'application/json; charset=utf-8' } });
+      expectError(labelled, 415, 'unsupported_media_type');
+      expect((await post(ref, connectionBody('hubspot'))).status).toBe(200);
+    },
+  },
+  'bulk-charset-case-sensitive': {
+    probe: async (ref) => {
+      const [source, destination] = await pair(ref);
+      const body = bulkBody(source, destination, csv);
+      expectError(await call(ref, 'POST', '/api/bulk/syncs', { body, headers: { 'content-type': 'application/json;charset=UTF-8' } }), 415, 'unsupported_media_type');
+      expect((await call(ref, 'POST', '/api/bulk/syncs', { body, headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
+    },
+  },
   'object-store-config-types-lenient': {
     probe: async (ref) => {
       const s3 = connectionBody('s3', { configuration: { ...CONFIGURATIONS.s3, object_store_bucket_name: null, cloud_access_key_id: 1 } });

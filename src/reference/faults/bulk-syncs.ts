@@ -7,6 +7,16 @@ const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(b
 
 export const bulkSyncFaults: Fault[] = [
   {
+    name: 'bulk-charset-case-sensitive',
+    breaks: ['BULK-003'],
+    description: 'POST /api/bulk/syncs answers a body labelled application/json;charset=UTF-8 415: the charset parameter is compared case-sensitively with "utf-8" (RFC 9110 makes charset names case-insensitive); without a parameter, or with charset=utf-8, it is taken.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const charset = /;\s*charset=([^;\s]+)/.exec(request.headers['content-type'] ?? '')?.[1];
+        if (charset !== undefined && charset !== 'utf-8') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json; charset=utf-8');
+      }),
+  },
+  {
     name: 'no-schemas-stage-skipped-with-schemas',
     breaks: ['BULK-001'],
     description: 'POST /api/bulk/syncs runs the schema-cache check only without schemas: a request naming schemas on a fresh source is accepted at once.',

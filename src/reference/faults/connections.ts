@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { validator } from '../../schemas.ts';
 import { connectionKind } from '../connection-kinds.ts';
-import { fieldError } from '../errors.ts';
+import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { beforeRoute, editSuccess, ROUTES, type Fault } from './fault.ts';
 
@@ -13,6 +13,15 @@ function badShape(body: unknown): boolean {
 }
 
 export const connectionFaults: Fault[] = [
+  {
+    name: 'connection-refuses-json-charset',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a body labelled Content-Type: application/json with any charset parameter 415 (a media-type check that compares the whole header with "application/json").',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
+      }),
+  },
   {
     name: 'no-auth-url',
     breaks: ['CONN-002', 'CONN-007'],
