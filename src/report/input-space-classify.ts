@@ -64,7 +64,8 @@ export function classifyRequest(request: LoggedRequest, context: ClassifyContext
   if (list !== undefined) base['list-length'] = list;
   const out: Observation[] = [{ operation, values: base }];
   const extra = (values: Record<string, DimensionValue>) => out.push({ operation, values: { ...base, ...values } });
-  for (const s of freeStrings(operation, record)) extra({ 'string-length': s });
+  // A subscriber is an e-mail address, whose lengths are their own dimension (address-length).
+  for (const s of freeStrings(operation, record)) extra({ [operation === 'PUT /api/syncs/{id}/error-handling' ? 'address-length' : 'string-length']: s });
   if (operation === 'POST /api/connections' && body !== ABSENT) connectionShapes(body, context, base, extra);
   if (operation === 'POST /api/bulk/syncs' && body !== ABSENT) bulkShapes(body, request.version, base, extra);
   if (operation === 'PUT /api/syncs/{id}/error-handling') {
