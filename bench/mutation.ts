@@ -1,7 +1,8 @@
 /**
  * `npm run mutation [-- MODULE ...] [flags]`: mutation testing of the reference with StrykerJS.
  * Each module's mutants are judged by the conformance suite run against the embedded reference
- * (its areas only, fixed seed); a mutant is killed when the verdict is not CONFORMANT. Writes
+ * (its areas only, fixed seed); a mutant is killed when the verdict would not be CONFORMANT
+ * (bench/mutation-verdict.ts says how that is judged on a run of some areas). Writes
  * reports/mutation/<module>.{json,html,summary.json} and the overall reports/mutation/summary.md.
  * See README.md › Mutation testing.
  */
@@ -75,7 +76,7 @@ async function mutateModule(name: string): Promise<number> {
   const file = modulePath(name);
   const slug = name.replaceAll('/', '-');
   const areas = values['all-areas'] ? AREAS : areasOf(name)!;
-  const command = `node_modules/.bin/node src/cli.ts run --only ${areas.join(',')} --allow-incomplete --seed ${seed} --num-runs ${numRuns} --reports reports/mutation-run`;
+  const command = `node_modules/.bin/node bench/mutation-verdict.ts --only ${areas.join(',')} --seed ${seed} --num-runs ${numRuns}`;
   const incrementalFile = `${OUT}/${slug}.incremental.json`;
   const force = values.force || !prepareIncremental(name, incrementalFile, command);
   console.log(`\n== ${file}: areas ${areas.join(', ')}${force ? ' (every mutant)' : ' (incremental)'}`);
