@@ -3,7 +3,7 @@
  * Each module's mutants are judged by the conformance suite run against the embedded reference
  * (its areas only, fixed seed); a mutant is killed when the verdict would not be CONFORMANT
  * (bench/mutation-verdict.ts says how that is judged on a run of some areas). Writes
- * reports/mutation/<module>.{json,html,summary.json} and the overall reports/mutation/summary.md.
+ * reports/mutation/<module>.{json,html,run.json,untriaged.json} and the overall reports/mutation/summary.md.
  * See README.md › Mutation testing.
  */
 import { execFileSync } from 'node:child_process';
@@ -21,13 +21,17 @@ const USAGE = `usage: npm run mutation -- [MODULE ...] [--seed N] [--num-runs N]
   --all-areas   run the whole suite for each mutant, not only the module's areas
   --force       test every mutant again, ignoring the incremental file
   --keep-killed when the suite changed since the last run, keep its kills and test only the rest
-  --summary     only rebuild reports/mutation/summary.md from the modules' last results`;
+  --summary     only rebuild reports/mutation/summary.md from the modules' last reports and
+                the triage file (after a triage edit)`;
 
 interface Counts {
   total: number; killed: number; timeout: number; survived: number; noCoverage: number; invalid: number; ignored: number;
 }
-interface ModuleSummary {
+/** What a module's last run was: kept next to Stryker's report, so that the summary can be rebuilt after a triage edit. */
+interface RunInfo {
   module: string; areas: readonly string[]; seed: number; numRuns: number; date: string; wallSeconds: number; command: string;
+}
+interface ModuleSummary extends RunInfo {
   counts: Counts; excused: Record<string, number>; toKill: number; untriaged: number; score: number | null;
 }
 interface ReportMutant {
@@ -63,15 +67,14 @@ for (const name of names) {
 
 const triage = readTriage();
 mkdirSync(OUT, { recursive: true });
-let unexplained = 0;
 if (!values.summary) {
-  for (const name of names) unexplained += await mutateModule(name);
+  for (const name of names) await mutateModule(name);
 }
-writeOverall();
+const unexplained = writeOverall();
 // The issue's rule: no unexplained survivor. A survivor the triage file does not list fails the command.
 process.exitCode = unexplained > 0 ? 1 : 0;
 
-async function mutateModule(name: string): Promise<number> {
+async function mutateModule(name: string): Promise<void> {
   const { Stryker } = await import('@stryker-mutator/core');
   const file = modulePath(name);
   const slug = name.replaceAll('/', '-');
@@ -93,10 +96,11 @@ async function mutateModule(name: string): Promise<number> {
   const wallSeconds = Math.round((Date.now() - started) / 1000);
   writeFileSync(`${OUT}/${slug}.fingerprint`, suiteFingerprint(file, command));
 
-  const mutants = reportMutants(`${OUT}/${slug}.json`, file);
-  const summary = summarise(name, mutants, { areas, command: `npm run mutation -- ${name}${values['all-areas'] ? ' --all-areas' : ''}`, wallSeconds });
-  writeFileSync(`${OUT}/${slug}.summary.json`, JSON.stringify(summary, null, 2) + '\n');
-  return summary.untriaged;
+  const run: RunInfo = {
+    module: name, areas, seed, numRuns, date: new Date().toISOString(), wallSeconds,
+    command: `npm run mutation -- ${name} --seed ${seed} --num-runs ${numRuns}${values['all-areas'] ? ' --all-areas' : ''}`,
+  };
+  writeFileSync(`${OUT}/${slug}.run.json`, JSON.stringify(run, null, 2) + '\n');
 }
 
 /**
@@ -151,7 +155,9 @@ function slice(lines: string[], { start, end }: ReportMutant['location']): strin
  * excused = survivors the triage file lists as equivalent, spec-open or not-observable. Survivors
  * listed as to-kill, and survivors not listed at all, count against it.
  */
-function summarise(name: string, mutants: Array<ReportMutant & { original: string }>, run: { areas: readonly string[]; command: string; wallSeconds: number }): ModuleSummary {
+function summarise(run: RunInfo): ModuleSummary {
+  const name = run.module;
+  const mutants = reportMutants(`${OUT}/${name.replaceAll('/', '-')}.json`, modulePath(name));
   const counts: Counts = { total: mutants.length, killed: 0, timeout: 0, survived: 0, noCoverage: 0, invalid: 0, ignored: 0 };
   const byKey = new Map(triage.filter((t) => moduleName(t.module) === name).map((t) => [triageKey(t), t]));
   const excused: Record<string, number> = {};
@@ -179,18 +185,18 @@ function summarise(name: string, mutants: Array<ReportMutant & { original: strin
   writeFileSync(`${OUT}/${name.replaceAll('/', '-')}.untriaged.json`, JSON.stringify({ mutants: untriaged }, null, 2) + '\n');
   if (untriaged.length > 0) console.log(`${untriaged.length} survivor(s) of ${name} not in bench/mutation-triage.json: ${OUT}/${name.replaceAll('/', '-')}.untriaged.json lists them as stubs`);
   for (const stale of byKey.values()) console.log(`triage entry no longer survives (killed, or the code moved): ${stale.module}:${stale.line}:${stale.column} ${stale.mutator} ${JSON.stringify(stale.replacement)}`);
-  return {
-    module: name, areas: run.areas, seed, numRuns, date: new Date().toISOString(), wallSeconds: run.wallSeconds, command: run.command,
-    counts, excused, toKill, untriaged: untriaged.length, score,
-  };
+  return { ...run, counts, excused, toKill, untriaged: untriaged.length, score };
 }
 
-/** The table over every module measured so far (each module keeps its last run's summary). */
-function writeOverall(): void {
-  const summaries = readdirSync(OUT).filter((f) => f.endsWith('.summary.json'))
-    .map((f) => JSON.parse(readFileSync(`${OUT}/${f}`, 'utf8')) as ModuleSummary)
+/**
+ * The table over every module measured so far, each from its last run's report read against
+ * today's triage file. Returns the number of survivors the triage file does not explain.
+ */
+function writeOverall(): number {
+  const summaries = readdirSync(OUT).filter((f) => f.endsWith('.run.json'))
+    .map((f) => summarise(JSON.parse(readFileSync(`${OUT}/${f}`, 'utf8')) as RunInfo))
     .sort((a, b) => a.module.localeCompare(b.module));
-  if (summaries.length === 0) return;
+  if (summaries.length === 0) return 0;
   const pct = (s: number | null) => (s === null ? 'n/a' : `${(s * 100).toFixed(1)}%`);
   const reasons: Reason[] = ['equivalent', 'spec-open', 'not-observable'];
   const rows = summaries.map((s) => {
@@ -213,4 +219,5 @@ function writeOverall(): void {
   writeFileSync(`${OUT}/summary.md`, text);
   writeFileSync(`${OUT}/summary.json`, JSON.stringify({ overall, modules: summaries }, null, 2) + '\n');
   console.log(`\n${text}`);
+  return sum((s) => s.untriaged);
 }
