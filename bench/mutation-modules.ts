@@ -68,7 +68,10 @@ export type Reason = (typeof REASONS)[number];
 /** Reasons that take a survivor out of the score's denominator. */
 export const EXCUSED: ReadonlySet<Reason> = new Set(['equivalent', 'spec-open', 'not-observable']);
 
-/** One surviving mutant. It is found again by module, line, mutator and replacement: Stryker's ids change between runs. */
+/**
+ * One surviving mutant. It is found again by module, place, mutator, original and replacement code
+ * (Stryker's ids change between runs; one place can hold several mutants of different extent).
+ */
 export interface TriageEntry {
   module: string;
   /** 1-based line and column where the mutated code starts. */
@@ -77,8 +80,8 @@ export interface TriageEntry {
   mutator: string;
   /** The code the mutant puts in place of the original. */
   replacement: string;
-  /** The original code (for the reader; not used to match). */
-  original?: string;
+  /** The code the mutant replaces. */
+  original: string;
   reason: Reason;
   /** Why the reason holds (equivalent, spec-open, not-observable), or what the mutant breaks (to-kill). */
   why: string;
@@ -110,8 +113,8 @@ export function triageProblems(parsed: unknown): string[] {
     for (const key of ['line', 'column'] as const) {
       if (!Number.isInteger(entry[key]) || (entry[key] as number) < 1) problems.push(`${at}: ${key} must be a positive integer`);
     }
-    for (const key of ['mutator', 'replacement', 'why'] as const) {
-      if (typeof entry[key] !== 'string' || (key !== 'replacement' && entry[key] === '')) problems.push(`${at}: ${key} must be a string`);
+    for (const key of ['mutator', 'original', 'replacement', 'why'] as const) {
+      if (typeof entry[key] !== 'string' || ((key === 'mutator' || key === 'why') && entry[key] === '')) problems.push(`${at}: ${key} must be a string`);
     }
     if (!REASONS.includes(entry.reason as Reason)) problems.push(`${at}: reason must be one of ${REASONS.join(', ')}`);
     if (entry.reason === 'to-kill' && (typeof entry.kill !== 'string' || entry.kill === '')) {
@@ -124,6 +127,6 @@ export function triageProblems(parsed: unknown): string[] {
   return problems;
 }
 
-export function triageKey(m: Pick<TriageEntry, 'module' | 'line' | 'column' | 'mutator' | 'replacement'>): string {
-  return [moduleName(m.module), m.line, m.column, m.mutator, m.replacement].join('\u0000');
+export function triageKey(m: Pick<TriageEntry, 'module' | 'line' | 'column' | 'mutator' | 'original' | 'replacement'>): string {
+  return [moduleName(m.module), m.line, m.column, m.mutator, m.original, m.replacement].join('\u0000');
 }

@@ -171,10 +171,10 @@ function summarise(run: RunInfo): ModuleSummary {
     else {
       if (m.status === 'NoCoverage') counts.noCoverage++;
       else counts.survived++;
-      const key = { module: name, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName, replacement: m.replacement ?? '' };
+      const key = { module: name, line: m.location.start.line, column: m.location.start.column, mutator: m.mutatorName, original: m.original, replacement: m.replacement ?? '' };
       const listed = byKey.get(triageKey(key));
       byKey.delete(triageKey(key));
-      if (!listed) untriaged.push({ ...key, original: m.original, reason: 'to-kill', why: '', kill: '' });
+      if (!listed) untriaged.push({ ...key, reason: 'to-kill', why: '', kill: '' });
       else if (EXCUSED.has(listed.reason)) excused[listed.reason] = (excused[listed.reason] ?? 0) + 1;
       else toKill++;
     }

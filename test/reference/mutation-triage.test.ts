@@ -20,7 +20,7 @@ describe('bench/mutation-triage.json', () => {
   });
 
   it('refuses entries without a module, a known reason, or (to-kill) the way to kill them', () => {
-    const good = { module: 'auth', line: 1, column: 1, mutator: 'StringLiteral', replacement: '""', reason: 'equivalent', why: 'the same' };
+    const good = { module: 'auth', line: 1, column: 1, mutator: 'StringLiteral', original: "'x'", replacement: '""', reason: 'equivalent', why: 'the same' };
     expect(triageProblems({ mutants: [good] })).toEqual([]);
     expect(triageProblems([])).toEqual(['the file must be {"mutants": [...]}']);
     expect(triageProblems({ mutants: [{ ...good, module: 'faults/no-auth' }] })[0]).toMatch(/module/);
