@@ -22,7 +22,7 @@ export type Area = (typeof AREAS)[number];
 export const MODULES: Record<string, readonly Area[]> = {
   auth: ['auth'],
   versions: ['versions', 'bulk-syncs'],
-  'http-plumbing': ['auth', 'versions', 'errors'],
+  'http-plumbing': ['auth', 'versions', 'errors', 'bulk-syncs'],
   validation: ['connections', 'bulk-syncs', 'error-handling', 'error-handling-bulk', 'errors'],
   errors: ['errors', 'auth', 'versions', 'connections', 'bulk-syncs'],
   discovery: ['errors', 'bulk-syncs', 'connections'],
