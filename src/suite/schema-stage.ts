@@ -31,37 +31,69 @@ export const versionLabel = (version: string) => (version === ABSENT ? 'without 
 /** Whether the stage ended (the last answer is not the stage's): what the walk's earlier answers were is then known. */
 export const stageEnded = (w: StageWalk) => w.last !== undefined && !isCacheNotReady(w.last);
 
-/** Each version's walk; memoised, so BULK-001 and BULK-002 read the same requests. */
+/**
+ * Each version's walk; memoised, so BULK-001 and BULK-002 read the same requests. The walks run
+ * one after another, phase by phase (every source made, then every first answer and its repeat,
+ * then every wait for the stage's end): requests.json of two runs of one seed lists the same
+ * requests in the same order, and the sources' stages still overlap, so the waits cost about one
+ * stage, not six.
+ */
 export function stageWalk(): Promise<StageWalk[]> {
   return once('stage-walk', async () => {
     const kind = sourceKind();
     await prepareKindTables(kind);
     // Both destination kinds, alternately: the pairs version × destination of the accepted bodies are VER-002 to VER-006's.
     const destinations = (['objectStore', 'relationalDatabase'] as const).filter((d) => profile().kinds?.[d]?.destinationSettings);
-    return Promise.all(values('version').map((v, i) => walkOne(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore')));
+    const prepared: Prepared[] = [];
+    for (const [i, v] of values('version').entries()) prepared.push(await prepare(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore'));
+    const asked: Array<StageWalk | Asked> = [];
+    for (const p of prepared) asked.push('body' in p ? await ask(p) : p);
+    const out: StageWalk[] = [];
+    for (const a of asked) out.push('body' in a ? await waitForEnd(a) : a);
+    return out;
   });
 }
 
-async function walkOne(version: string, destination: 'objectStore' | 'relationalDatabase'): Promise<StageWalk> {
+interface Ready {
+  version: string;
+  header: string | null;
+  body: Record<string, unknown>;
+}
+type Prepared = Ready | StageWalk;
+interface Asked extends Ready {
+  started: number;
+  first: ApiResponse;
+  repeat: ApiResponse;
+}
+
+async function prepare(version: string, destination: 'objectStore' | 'relationalDatabase'): Promise<Prepared> {
   const header = version === ABSENT ? null : version;
   const unmet = (why: unknown): StageWalk => ({ version, unmet: why instanceof Error ? why.message.split('\n')[0] : String(why), attempts: 0, waitedMs: 0 });
-  let body: Record<string, unknown>;
   try {
     const served = header ?? profile().versions?.default;
     if (!served) return unmet('what the service does without the header is not shown, and the profile gives no versions.default');
     kindProfile(destination);
     // The source is made under the run's version: the version walked is the bulk sync's.
     const { id } = await createConnection(sourceKind());
-    body = await bulkSyncBody(id, { version: served, destination, spelling: spellingFor(served), schemas: [] });
+    const body = await bulkSyncBody(id, { version: served, destination, spelling: spellingFor(served), schemas: [] });
     delete body.schemas;
+    return { version, header, body };
   } catch (error) {
     return unmet(error);
   }
+}
+
+async function ask(p: Ready): Promise<Asked> {
   const started = Date.now();
-  const options = { version: header };
-  const first = await api().post('/api/bulk/syncs', body, options);
+  const options = { version: p.header };
+  const first = await api().post('/api/bulk/syncs', p.body, options);
   // The same body again at once (a 2xx made a sync: nothing to repeat): during the stage both answers must be the spec's.
-  const repeat = first.status >= 200 && first.status < 300 ? first : await api().post('/api/bulk/syncs', body, options);
+  const repeat = first.status >= 200 && first.status < 300 ? first : await api().post('/api/bulk/syncs', p.body, options);
+  return { ...p, started, first, repeat };
+}
+
+async function waitForEnd(a: Asked): Promise<StageWalk> {
+  const { version, header, body, started, first, repeat } = a;
   const { last, attempts } = await repeatWhileNotCached(body, header, repeat, repeat === first ? 1 : 2, started, `the schema cache of a fresh source (${versionLabel(version)})`);
   return { version, first, repeat: repeat === first ? undefined : repeat, last, attempts, waitedMs: Date.now() - started };
 }

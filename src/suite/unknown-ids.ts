@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { values } from '../generators/input-space.ts';
-import { settings, unknownId } from './context.ts';
+import { learnId, settings, unknownId } from './context.ts';
 import { walked } from './input-space-record.ts';
 
 // Unknown ids in every shape of the input space's `unknown-id` dimension, and one shaped like the
@@ -15,10 +15,13 @@ export interface UnknownId {
   id: string;
 }
 
-/** Hex digits derived from the run and the label: the same ids for the same run, distinct per label. */
+/**
+ * Hex digits derived from the run's seed and the label: the same ids for the same seed (requests.json
+ * of two runs of one seed compare equal), distinct per label.
+ */
 function hex(label: string, length: number): string {
   let out = '';
-  for (let i = 0; out.length < length; i++) out += createHash('sha256').update(`${settings().runId}/${label}/${i}`).digest('hex');
+  for (let i = 0; out.length < length; i++) out += createHash('sha256').update(`${settings().seed}/${label}/${i}`).digest('hex');
   return out.slice(0, length);
 }
 
@@ -53,7 +56,14 @@ const CLASS: Record<string, (label: string, own?: string) => string | undefined>
   '<opaque-unknown>': (label) => `dssc${hex(`opaque/${label}`, 20)}`,
   '<long-unknown>': (label) => `dssc-${unknownId(label)}-${hex(`long/${label}`, 200)}`.slice(0, 200),
   '<url-special-unknown>': (label) => `dssc ${hex(`special/${label}`, 8)}%20/?x=1#frag`,
-  '<own-shape-unknown>': (label, own) => (own ? sameShapeAs(own, label) : undefined),
+  // Derived from an id the target minted, so it differs between runs: requests.json names it like
+  // an assigned id (<idN>), and walked() records its shape.
+  '<own-shape-unknown>': (label, own) => {
+    if (!own) return undefined;
+    const id = sameShapeAs(own, label);
+    learnId(id);
+    return id;
+  },
 };
 
 /**

@@ -14,15 +14,6 @@ function badShape(body: unknown): boolean {
 
 export const connectionFaults: Fault[] = [
   {
-    name: 'connection-refuses-json-charset',
-    breaks: ['CONN-001'],
-    description: 'POST /api/connections answers a body labelled Content-Type: application/json with any charset parameter 415 (a media-type check that compares the whole header with "application/json").',
-    apply: ({ app }) =>
-      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
-        if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
-      }),
-  },
-  {
     name: 'no-auth-url',
     breaks: ['CONN-002', 'CONN-007'],
     description: 'POST /api/connections answers the OAuth kinds (salesforce, hubspot) without data.auth_url.',
@@ -196,6 +187,15 @@ export const connectionFaults: Fault[] = [
       beforeRoute(app, 'POST', ROUTES.connections, (request) => {
         const configuration = isObject(request.body) ? request.body.configuration : undefined;
         if (isObject(request.body) && request.body.type === 'postgresql' && isObject(configuration) && configuration.port === 65535) throw fieldError('/configuration/port', 'must be below 65535');
+      }),
+  },
+  {
+    name: 'connection-refuses-json-charset',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a body labelled Content-Type: application/json with any charset parameter 415 (a media-type check that compares the whole header with "application/json").',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
       }),
   },
 ];
