@@ -52,7 +52,12 @@ const updateBody = MODEL_SYNC.updateBody.filter(nonEmpty);
 const updates = (bodies: fc.Arbitrary<Settings>, rule: Rule) => bodies.map((b) => new Update(MODEL_SYNC, b, rule));
 
 check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)', async (t) => {
-  await modelBased(t, 'EHS-001', [updates(updateBody, omittedUnchanged)]);
+  // Known steps first, on every seed: each field alone from a known state, so the other three are
+  // omitted and judged however few random runs follow (a model that drew only bodies whose fields
+  // were never reported would judge nothing).
+  const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-omit@example.com'], warning_notifications: true };
+  const steps = [{ auto_retry_record_errors: false }, { notify_on_record_errors: false }, { subscribers: ['dssc-omit2@example.com'] }, { warning_notifications: false }].map((b) => new Update(MODEL_SYNC, b, omittedUnchanged));
+  await modelBased(t, 'EHS-001', [updates(updateBody, omittedUnchanged)], { start, steps });
 });
 
 check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)', async (t) => {
@@ -60,7 +65,10 @@ check('EHS-002 subscribers in the PUT body replaces the whole list (model-based)
   const syncId = await need(t, 'a model sync', modelSyncId);
   await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: nonEmptyLengths(), answer: true, tag: 'ehs2-' });
   const withList = updateBody.filter((b) => Array.isArray(b.subscribers) && b.subscribers.length > 0);
-  await modelBased(t, 'EHS-002', [updates(withList, replacesList), updates(updateBody, replacesList)]);
+  // Known steps first, on every seed (as EHS-001): a list replaced by a longer one, then by a shorter one.
+  const start: Settings = { auto_retry_record_errors: false, notify_on_record_errors: false, subscribers: ['dssc-list1@example.com'], warning_notifications: false };
+  const steps = [{ subscribers: ['dssc-list2@example.com', 'dssc-list3@example.com'] }, { subscribers: ['dssc-list4@example.com'] }].map((b) => new Update(MODEL_SYNC, b, replacesList));
+  await modelBased(t, 'EHS-002', [updates(withList, replacesList), updates(updateBody, replacesList)], { start, steps });
 });
 
 check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) => {
@@ -69,7 +77,10 @@ check('EHS-003 subscribers [] removes all subscribers (model-based)', async (t) 
   const longest = Math.max(...nonEmptyLengths().filter((n) => n <= UNSHOWN_LIMIT_FROM));
   await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: [longest, 0], answer: true, judged: (n) => n === 0, tag: 'ehs3-' });
   const empty = updateBody.map((b) => ({ ...b, subscribers: [] }));
-  await modelBased(t, 'EHS-003', [updates(empty, emptyRemovesAll), updates(updateBody, emptyRemovesAll)]);
+  // Known steps first, on every seed (as EHS-001): [] alone, and [] beside a boolean, from a list.
+  const start: Settings = { auto_retry_record_errors: false, notify_on_record_errors: false, subscribers: ['dssc-empty1@example.com', 'dssc-empty2@example.com'], warning_notifications: false };
+  const steps = [{ subscribers: [] }, { subscribers: ['dssc-empty3@example.com'] }, { subscribers: [], warning_notifications: true }].map((b) => new Update(MODEL_SYNC, b, emptyRemovesAll));
+  await modelBased(t, 'EHS-003', [updates(empty, emptyRemovesAll), updates(updateBody, emptyRemovesAll)], { start, steps });
 });
 
 const BOOLEANS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -78,7 +89,10 @@ check('EHS-009 a boolean sent in the PUT body is applied, also when it equals th
   // Bodies that resend the current value are as likely as changes: a target that flips or ignores a field is seen either way.
   // An answer that is not a boolean is EHS-005's finding (the types), not a second one here (sentApplied skips it).
   const booleans = (fc.record(Object.fromEntries(BOOLEANS.map((f) => [f, fc.boolean()])), { requiredKeys: [] }) as fc.Arbitrary<Settings>).filter(nonEmpty);
-  await modelBased(t, 'EHS-009', [updates(booleans, sentApplied), updates(updateBody, sentApplied)]);
+  // Known steps first, on every seed (as EHS-001): each boolean changed, then sent again unchanged.
+  const start: Settings = { auto_retry_record_errors: false, notify_on_record_errors: false, subscribers: [], warning_notifications: false };
+  const steps = BOOLEANS.flatMap((f) => [{ [f]: true }, { [f]: true }]).map((b) => new Update(MODEL_SYNC, b, sentApplied));
+  await modelBased(t, 'EHS-009', [updates(booleans, sentApplied), updates(updateBody, sentApplied)], { start, steps });
 });
 
 /**

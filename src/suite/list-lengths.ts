@@ -69,6 +69,8 @@ export interface ListWalk {
 /** The list lengths of the input space, without 0 (the empty list is Rule 2's second sentence). */
 export const nonEmptyLengths = () => values<number>('list-length').filter((n) => n > 0);
 
+const listOrNull = (v: unknown) => Array.isArray(v) || v === null;
+
 function mismatch(what: string, owed: string[], got: unknown): string {
   const have = new Set(Array.isArray(got) ? got.map((a) => String(a).toLowerCase()) : []);
   const missing = owed.filter((a) => !have.has(a.toLowerCase()));
@@ -81,7 +83,7 @@ async function read(reader: Reader, syncId: string): Promise<{ res: ApiResponse;
   const res = await api().get(reader.path(syncId));
   expectStatus(res, 200, reader.what);
   const data = atPointer(res.json, reader.pointer);
-  const reported = !!data && typeof data === 'object' && 'subscribers' in data;
+  const reported = !!data && typeof data === 'object' && 'subscribers' in data && listOrNull((data as Record<string, unknown>).subscribers);
   return { res, list: reported ? (data as Record<string, unknown>).subscribers : undefined, reported };
 }
 
@@ -114,7 +116,8 @@ export async function walkListLengths(walk: ListWalk): Promise<number> {
     current = sent;
     if (walk.judged && !walk.judged(n)) continue;
     const data = dataOf(res);
-    if (walk.answer && data && 'subscribers' in data) {
+    // A list answered with the wrong type is the answer-shape check's finding (EHS-005, EHB-001), judged once there.
+    if (walk.answer && data && 'subscribers' in data && listOrNull(data.subscribers)) {
       compared += 1;
       if (!sameSubscribers(sent, data.subscribers)) fail(mismatch('the PUT answered subscribers', sent, data.subscribers), res);
     }
