@@ -11,6 +11,8 @@ commands:
   baseline   write a known-failures baseline (for run --baseline) from a results.json
   merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
   cleanup    drop the source-database tables that killed runs left behind (cleanup --source-db URL)
+  verify     check a report folder against its results.ndjson: the digest and the verdict
+  diff       compare two runs' report folders: newly failing, fixed, still failing, newly not judged
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -28,6 +30,8 @@ const commands: Record<string, () => Promise<Command>> = {
   baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
   merge: async () => (await import('./runner/merge-command.ts')).mergeCommand,
   cleanup: async () => (await import('./runner/cleanup-command.ts')).cleanupCommand,
+  verify: async () => (await import('./runner/verify-command.ts')).verifyCommand,
+  diff: async () => (await import('./runner/diff-command.ts')).diffCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

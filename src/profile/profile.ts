@@ -20,6 +20,8 @@ export interface KindProfile {
 
 export interface Profile {
   name: string;
+  /** What the profile's target is, "NAME VERSION", shown on the certificate (--implementation wins). */
+  implementation?: string;
   kinds?: Partial<Record<KindName, KindProfile>>;
   generatedConfigurations?: boolean;
   pointers?: { id?: string; authUrl?: string };

@@ -31,6 +31,10 @@ export interface RunStartEvent {
   tool: string;
   kitVersion: string;
   node: string;
+  /** What was tested, as --implementation or the profile's implementation names it ("NAME VERSION"). */
+  implementation?: string | undefined;
+  /** The SHA-256 of specs/requirements.json: the revision of the requirements the run held the target to. */
+  catalogue?: string | undefined;
   /** The target's address, userinfo removed; the embedded reference names its faults and variants. */
   target: string;
   embedded: boolean;
@@ -88,7 +92,7 @@ export type NewEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 
 export class EventLog {
   readonly events: RunEvent[] = [];
   private readonly listeners: Array<(event: RunEvent) => void> = [];
-  private readonly file: string | undefined;
+  private file: string | undefined;
   private readonly redactor: Redactor;
 
   constructor(file: string | undefined, redactor: Redactor) {
@@ -114,6 +118,14 @@ export class EventLog {
     }
     for (const listener of this.listeners) listener(kept);
     return kept;
+  }
+
+  /**
+   * The stream is complete: the reports written next carry its digest, so nothing may be appended
+   * to the file after them (a late event stays in memory only).
+   */
+  close(): void {
+    this.file = undefined;
   }
 
   on(listener: (event: RunEvent) => void): void {

@@ -69,6 +69,9 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
   const durationMs = starts.length > 1 || ends.length === 0 ? Date.parse(endAt) - Date.parse(startedAt) : ends[0]!.durationMs;
   const run: RunResult = {
     tool: start?.tool ?? 'dss-conformance',
+    ...(start?.kitVersion ? { kitVersion: start.kitVersion } : {}),
+    ...(start?.implementation ? { implementation: start.implementation } : {}),
+    ...(start?.catalogue ? { catalogue: start.catalogue } : {}),
     target: start?.target ?? '',
     profile: start?.profile ?? '',
     seed: start?.seed ?? 0,

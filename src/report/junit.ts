@@ -30,6 +30,30 @@ function deliveryLines(run: RunResult): string {
   return lines.join('\n');
 }
 
+/**
+ * A run-level testcase's name, from what failed (`run: source database unreachable`): the same
+ * problem gets the same name in every run, which is what test-history tools key on. What changes
+ * from run to run (the run id, times, durations, ports) is taken out; a name given twice gets ` (2)`.
+ */
+export function runCaseNames(texts: readonly string[], runId: string): string[] {
+  const seen = new Map<string, number>();
+  return texts.map((text) => {
+    let line = summaryLine(text, 'problem');
+    for (const id of runId.split('+').filter((x) => x.length >= 4)) line = line.split(id).join('<run id>');
+    line = line
+      .replace(/\d{4}-\d\d-\d\dT[\d:.]+Z?/g, '<time>')
+      .replace(/\b\d+(\.\d+)?\s?(ms|s|min)\b/g, '<duration>')
+      .replace(/(127\.0\.0\.1|localhost|\[::1\]):\d+/g, '$1:<port>')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (line.length > 120) line = `${line.slice(0, 119)}…`;
+    const name = `run: ${line}`;
+    const n = (seen.get(name) ?? 0) + 1;
+    seen.set(name, n);
+    return n === 1 ? name : `${name} (${n})`;
+  });
+}
+
 export function junitXml(run: RunResult, redactor: Redactor): string {
   const areas = new Map<string, RunResult['checks']>();
   for (const c of run.checks) areas.set(c.area, [...(areas.get(c.area) ?? []), c]);
@@ -51,6 +75,10 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
     ['profile', run.profile],
     ['seed', String(run.seed)],
     ['run-id', run.runId],
+    ...(run.implementation ? [['implementation', run.implementation]] : []),
+    ...(run.kitVersion ? [['kit-version', run.kitVersion]] : []),
+    ...(run.catalogue ? [['catalogue-sha256', run.catalogue]] : []),
+    ...(run.stream ? [['results-sha256', run.stream.sha256]] : []),
     ...(run.interrupted ? [['interrupted', run.interrupted]] : []),
   ] as const;
   const out = [
@@ -93,9 +121,10 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
     const failed = runCases.filter((c) => c.kind === 'failure').length;
     out.push(`  <testsuite name="run" tests="${runCases.length}" failures="${failed}" errors="${runCases.length - failed}" skipped="0" time="0">`);
     propertyLines();
+    const names = runCaseNames(runCases.map((c) => c.text), run.runId);
     runCases.forEach((c, i) => {
       const first = escape(redactor.text(summaryLine(c.text, c.kind)));
-      out.push(`    <testcase classname="dss-conformance.run" name="run ${c.kind} ${i + 1}" time="0">`, `      <${c.kind} message="${first}">${escape(redactor.text(c.text))}</${c.kind}>`, '    </testcase>');
+      out.push(`    <testcase classname="dss-conformance.run" name="${escape(redactor.text(names[i]!))}" time="0">`, `      <${c.kind} message="${first}">${escape(redactor.text(c.text))}</${c.kind}>`, '    </testcase>');
     });
     out.push('  </testsuite>');
   }

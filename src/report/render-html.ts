@@ -1,14 +1,12 @@
 import type { FoldedRun } from './from-events.ts';
-import { notKeptText, replayCommand, summarize, type CheckResult, type Requirement, type RunResult } from './results.ts';
-import { escapeControls } from './safe-text.ts';
+import { notKeptText, replayCommand, type CheckResult, type Requirement, type RunResult } from './results.ts';
+import { bannerCounts, certificateRows, duration, esc, failureList, requirementAnchor, RUN_PROBLEMS_ANCHOR, strayAnchor } from './html-certificate.ts';
 import type { RequirementResult } from './verdict.ts';
 
 // report.html: the page a vendor hands to a certifier. One file, no script and no request of any
 // kind (its Content-Security-Policy forbids them): it must open the same on an air-gapped laptop
 // years later. Evidence is folded away in <details>, so the page reads as a verdict first.
 
-const esc = (text: unknown): string =>
-  escapeControls(String(text ?? '')).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 const STATUS_CLASS: Record<string, string> = { pass: 'ok', fail: 'bad', error: 'err', skip: 'skip', 'expected-fail': 'xfail', 'not-run': 'skip' };
 
@@ -33,16 +31,20 @@ pre{white-space:pre-wrap;word-break:break-word;background:#f6f8fa;border:1px sol
 code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;background:#eef1f4;padding:1px 4px}
 .muted{color:#57606a}ul.plain{margin:4px 0;padding-left:20px}
 footer{margin-top:30px;color:#57606a;font-size:12px}
+ol.failures{background:#fff;border:1px solid #d0d7de;margin:6px 0;padding:8px 8px 8px 36px}ol.failures li{margin:2px 0}
+td.time{white-space:nowrap;text-align:right}.digest{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}
+:target{outline:2px solid #0969da}
 `;
 
 export function renderHtml(folded: FoldedRun, requirements: Requirement[]): string {
   const { run, start } = folded;
   const verdict = run.verdict?.verdict ?? 'INCOMPLETE';
-  const s = summarize(run);
   const parts: string[] = [];
-  parts.push(`<div class="banner v-${verdict.toLowerCase().replace(' ', '-')}" data-testid="verdict">${esc(verdict)}<small>${esc(run.aborted ? `run aborted: ${run.aborted.message}` : `${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.skipped} skipped${s.expectedFail ? `, ${s.expectedFail} expected-fail` : ''}`)}</small></div>`);
+  // The verdict and the stream's digest as attributes too: `dss-conformance verify` reads them back.
+  parts.push(`<div class="banner v-${verdict.toLowerCase().replace(' ', '-')}" data-testid="verdict" data-verdict="${esc(verdict)}"${run.stream ? ` data-results-sha256="${esc(run.stream.sha256)}"` : ''}>${esc(verdict)}<small>${esc(run.aborted ? `run aborted: ${run.aborted.message}` : bannerCounts(run))}</small></div>`);
   parts.push('<main>');
-  parts.push(`<h1>dss-conformance report</h1>`);
+  parts.push(`<h1>${esc(run.implementation ? `Conformance of ${run.implementation}` : 'dss-conformance report')}</h1>`);
+  parts.push(failureList(run, requirements));
   parts.push(metaTable(folded));
   parts.push('<div class="grid">', `<section><h2>Score</h2>${scoreTable(run)}${incomplete(run)}</section>`, `<section><h2>Declared capabilities (profile)</h2>${capabilities(folded)}</section>`, '</div>');
   parts.push(runProblems(run));
@@ -65,11 +67,11 @@ export function renderHtml(folded: FoldedRun, requirements: Requirement[]): stri
   ].join('\n');
 }
 
-function metaTable({ run, start }: FoldedRun): string {
-  const rows: Array<[string, string]> = [
-    ['Target', run.target || '(none)'],
+function metaTable(folded: FoldedRun): string {
+  const { run, start } = folded;
+  const rows: Array<[string, string, string?]> = [
+    ...certificateRows(folded),
     ['API versions', start?.apiVersions.join(', ') ?? ''],
-    ['Kit version', `${start?.tool ?? run.tool} ${start?.kitVersion ?? ''} (Node ${start?.node ?? ''})`],
     ['Profile', run.profile],
     ['Seed', String(run.seed)],
     ['Run id', run.runId],
@@ -78,9 +80,11 @@ function metaTable({ run, start }: FoldedRun): string {
   ];
   if (start?.embedded && start.faults.length > 0) rows.push(['Reference faults/variants', start.faults.join(', ')]);
   if (start?.selected) rows.push(['Selected', `${start.selected.length} requirements (--only/--exclude)`]);
-  const body = rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
+  // A digest's full form is in the cell's title (the catalogue's) or in the cell itself (the stream's).
+  const body = rows.map(([k, v, full]) => `<tr><th>${esc(k)}</th><td${/sha256:/.test(v) ? ' class="digest"' : ''}${full ? ` title="${esc(full)}"` : ''}>${esc(v)}</td></tr>`).join('');
   const replay = run.replay ? `<tr><th>Rerun</th><td><code>${esc(run.replay)}</code></td></tr>` : '';
-  return `<table class="meta">${body}${replay}</table>`;
+  const verify = run.stream ? `<tr><th>Verify</th><td><code>npx dss-conformance verify &lt;this folder&gt;</code> recomputes the digest and the verdict from ${esc(run.stream.file)}</td></tr>` : '';
+  return `<table class="meta" data-testid="certificate">${body}${replay}${verify}</table>`;
 }
 
 function scoreTable(run: RunResult): string {
@@ -125,7 +129,7 @@ function runProblems(run: RunResult): string {
     ...(run.problems ?? []),
   ];
   if (items.length === 0) return '';
-  return `<h2>Run problems</h2><ul class="plain">${items.map((i) => `<li class="bad">${esc(i)}</li>`).join('')}</ul>`;
+  return `<h2 id="${RUN_PROBLEMS_ANCHOR}">Run problems</h2><ul class="plain">${items.map((i) => `<li class="bad">${esc(i)}</li>`).join('')}</ul>`;
 }
 
 const areaOf = (r: Requirement) => r.spec.replace(/\.spec\.[cm]?[jt]s$/, '');
@@ -138,15 +142,15 @@ function areas(run: RunResult, requirements: Requirement[]): string {
   for (const r of requirements) if (!order.includes(areaOf(r))) order.push(areaOf(r));
   const out: string[] = [];
   for (const area of order) {
-    out.push(`<h2>${esc(area)}</h2><table><tr><th>ID</th><th>Level</th><th>Rule</th><th>Spec clause</th><th>Verdict</th><th>Reason</th></tr>`);
+    out.push(`<h2>${esc(area)}</h2><table><tr><th>ID</th><th>Level</th><th>Rule</th><th>Spec clause</th><th>Verdict</th><th>Reason</th><th>Time</th></tr>`);
     for (const r of requirements.filter((x) => areaOf(x) === area)) out.push(requirementRow(run, r, results.get(r.id), checksOf.get(r.id) ?? []));
     out.push('</table>');
   }
   const known = new Set(requirements.map((r) => r.id));
   const stray = run.checks.filter((c) => !known.has(c.id));
   if (stray.length > 0) {
-    out.push('<h2>Checks outside the catalogue</h2><table><tr><th>Check</th><th>Verdict</th><th>Reason</th></tr>');
-    for (const c of stray) out.push(`<tr><td>${esc(c.title)}</td><td class="st">${esc(c.status)}</td><td>${esc(c.reason ?? firstLine(c.message))}${evidence(run, c)}</td></tr>`);
+    out.push('<h2>Checks outside the catalogue</h2><table><tr><th>Check</th><th>Verdict</th><th>Reason</th><th>Time</th></tr>');
+    stray.forEach((c, i) => out.push(`<tr id="${esc(strayAnchor(c, i))}"><td>${esc(c.title)}</td><td class="st">${esc(c.status)}</td><td>${esc(c.reason ?? firstLine(c.message))}${evidence(run, c)}</td><td class="time">${duration(c.durationMs)}</td></tr>`));
     out.push('</table>');
   }
   return out.join('\n');
@@ -162,15 +166,24 @@ function requirementRow(run: RunResult, r: Requirement, result: RequirementResul
   const details = shown.map((c) => evidence(run, c)).join('');
   const interpretation = r.interpretation ? `<details><summary>interpretation</summary>${esc(r.interpretation)}</details>` : '';
   // Evidence gets a full-width row of its own under the requirement: exchanges need the width.
-  const evidenceRow = details ? `<tr class="evidence-row row-${esc(status)}" data-evidence-for="${esc(r.id)}"><td></td><td colspan="5">${details}</td></tr>` : '';
-  return `<tr class="row-${esc(status)}" data-requirement="${esc(r.id)}" data-status="${esc(status)}"><td class="id">${esc(r.id)}</td><td>${esc(r.level)}</td><td>${esc(r.text)}${interpretation}</td><td>${esc(r.section)}</td><td class="st ${STATUS_CLASS[status] ?? ''}">${esc(label)}</td><td>${esc(reason)}</td></tr>${evidenceRow}`;
+  const evidenceRow = details ? `<tr class="evidence-row row-${esc(status)}" data-evidence-for="${esc(r.id)}"><td></td><td colspan="6">${details}</td></tr>` : '';
+  return `<tr id="${requirementAnchor(r.id)}" class="row-${esc(status)}" data-requirement="${esc(r.id)}" data-status="${esc(status)}"><td class="id">${esc(r.id)}</td><td>${esc(r.level)}</td><td>${esc(r.text)}${interpretation}</td><td>${esc(r.section)}</td><td class="st ${STATUS_CLASS[status] ?? ''}">${esc(label)}</td><td>${esc(reason)}</td>${timeCell(checks)}</tr>${evidenceRow}`;
+}
+
+/** The requirement's time, and each check's when it has more than one. */
+function timeCell(checks: CheckResult[]): string {
+  if (checks.length === 0) return '<td class="time"></td>';
+  const total = duration(checks.reduce((n, c) => n + c.durationMs, 0));
+  if (checks.length === 1) return `<td class="time" data-check-time="${esc(checks[0]!.title)}">${total}</td>`;
+  const each = checks.map((c) => `<li data-check-time="${esc(c.title)}">${esc(c.title)}: ${duration(c.durationMs)} (${esc(c.status)})</li>`).join('');
+  return `<td class="time">${total}<details><summary>${checks.length} checks</summary><ul class="plain">${each}</ul></details></td>`;
 }
 
 /** A non-passing check's message (the finding, then the redacted request and response) and its replay line. */
 function evidence(run: RunResult, c: CheckResult): string {
   const text = c.status === 'failed' || c.status === 'expected-fail' ? c.message ?? '' : c.reason ?? '';
   const baseline = c.baseline ? `<p class="muted">baseline: ${esc(c.baseline.reason)}${c.baseline.until ? ` (until ${esc(c.baseline.until)})` : ''}</p>` : '';
-  return `<details class="evidence" data-check="${esc(c.title)}"><summary>evidence and replay: ${esc(c.title)}</summary>${baseline}<pre>${esc(text)}</pre><p>replay:</p><pre class="replay">${esc(replayCommand(run, c))}</pre></details>`;
+  return `<details class="evidence" data-check="${esc(c.title)}"><summary>evidence and replay: ${esc(c.title)} (${duration(c.durationMs)})</summary>${baseline}<pre>${esc(text)}</pre><p>replay:</p><pre class="replay">${esc(replayCommand(run, c))}</pre></details>`;
 }
 
 function deliveries(run: RunResult): string {

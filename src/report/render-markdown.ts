@@ -1,4 +1,6 @@
-import { replayCommand, summarize, type CheckResult, type RunResult } from './results.ts';
+import { shortDigest } from './certificate.ts';
+import { failureGroups, groupIds, groupReplay, type FailureGroup } from './failure-groups.ts';
+import { replayCommand, summarize, type RunResult } from './results.ts';
 import { escapeControls } from './safe-text.ts';
 import { verdictLine } from './verdict.ts';
 
@@ -11,11 +13,12 @@ const LEVELS = ['MUST', 'INFERRED', 'PROFILE'] as const;
 /** GitHub shows at most 10 error annotations per step; more would only be dropped. */
 export const MAX_ANNOTATIONS = 10;
 const MAX_FAILURES_LISTED = 50;
-
-const notJudged = (c: CheckResult) => c.status === 'failed' || c.status === 'stale' || c.status === 'error';
+/** How many entries show their evidence (the request and response) folded under them. */
+const MAX_EVIDENCE = 10;
+const MAX_EVIDENCE_CHARS = 4000;
 
 /** Text in a table cell or inline: no markup, no HTML, one line. */
-function cell(text: string): string {
+export function cell(text: string): string {
   return escapeControls(text)
     .replace(/\r?\n/g, ' ')
     // Whatever could open markup, a link, HTML or a table cell; text never starts a line here.
@@ -35,7 +38,10 @@ export function summaryMarkdown(run: RunResult): string {
   const icon = v?.verdict === 'CONFORMANT' ? '✅' : v?.verdict === 'NOT CONFORMANT' ? '❌' : '⚠️';
   const out: string[] = [`## ${icon} dss-conformance: ${v?.verdict ?? 'no verdict'}`, ''];
   if (run.aborted) out.push(`Run aborted (exit ${run.aborted.exitCode}): ${cell(run.aborted.message)}`, '');
+  if (run.implementation) out.push(`Implementation **${cell(run.implementation)}**`, '');
   out.push(`Target ${cell(run.target || '(none)')} · profile ${cell(run.profile || '(none)')} · seed ${run.seed} · run id ${cell(run.runId || '-')} · ${(run.durationMs / 1000).toFixed(1)} s`, '');
+  const kit = [run.kitVersion && `dss-conformance ${cell(run.kitVersion)}`, run.catalogue && `requirement catalogue sha256:${shortDigest(run.catalogue)}`, run.stream && `${run.stream.file} SHA-256 \`${run.stream.sha256}\``].filter(Boolean);
+  if (kit.length > 0) out.push(`${kit.join(' · ')}`, '');
   if (v) {
     out.push('| level | pass | fail | error | skip | expected-fail | not run |', '|---|---:|---:|---:|---:|---:|---:|');
     for (const level of LEVELS) {
@@ -46,14 +52,12 @@ export function summaryMarkdown(run: RunResult): string {
   }
   const s = summarize(run);
   out.push(`Checks: ${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.skipped} skipped${s.expectedFail ? `, ${s.expectedFail} expected-fail` : ''}.`, '');
-  const bad = run.checks.filter(notJudged);
-  if (bad.length > 0) {
-    out.push(`### Failures and errors (${bad.length})`, '');
-    for (const c of bad.slice(0, MAX_FAILURES_LISTED)) {
-      const why = c.status === 'failed' ? firstLine(c.message) : c.reason ?? '';
-      out.push(`- **${c.status === 'error' ? 'ERROR' : 'FAIL'} ${cell(c.title)}** [${c.level}] ${cell(c.section)}: ${cell(why)}`, '', indent(fenced(replayCommand(run, c))), '');
-    }
-    if (bad.length > MAX_FAILURES_LISTED) out.push(`… and ${bad.length - MAX_FAILURES_LISTED} more (results.json, report.html).`, '');
+  const groups = failureGroups(run);
+  if (groups.length > 0) {
+    const total = groups.reduce((n, g) => n + g.checks.length, 0);
+    out.push(`### Failures and errors (${total}${groups.length < total ? ` checks, ${groups.length} distinct reasons` : ''})`, '');
+    groups.slice(0, MAX_FAILURES_LISTED).forEach((g, i) => out.push(...groupEntry(run, g, i < MAX_EVIDENCE)));
+    if (groups.length > MAX_FAILURES_LISTED) out.push(`… and ${groups.length - MAX_FAILURES_LISTED} more reasons (results.json, report.html).`, '');
   }
   const runLevel = [...run.errors.map((e) => `ERROR ${e}`), ...(run.problems ?? []).map((p) => `FAIL ${p}`), ...(run.interrupted ? [`INTERRUPTED ${run.interrupted}`] : [])];
   if (runLevel.length > 0) out.push('### Run', '', ...runLevel.map((l) => `- ${cell(l)}`), '');
@@ -63,7 +67,22 @@ export function summaryMarkdown(run: RunResult): string {
   return out.join('\n');
 }
 
-const firstLine = (text: string | undefined) => (text ?? '').split('\n').find((l) => l.trim() !== '') ?? '';
+/** One reason: the check (or how many share it, and which), its replay line, and a failure's evidence folded away. */
+function groupEntry(run: RunResult, g: FailureGroup, withEvidence: boolean): string[] {
+  const c = g.checks[0]!;
+  const head = g.checks.length === 1
+    ? `- **${g.kind} ${cell(c.title)}** [${c.level}] ${cell(c.section)}: ${cell(g.why)}`
+    : `- **${g.kind} ×${g.checks.length}** ${cell(groupIds(g))}: ${cell(g.why)}`;
+  const out = [head, '', indent(fenced(g.checks.length === 1 ? replayCommand(run, c) : groupReplay(run, g))), ''];
+  // The rest of a failure's message: the request and response that show it (redacted like all of it).
+  const rest = g.kind === 'FAIL' && c.message ? c.message.split('\n').slice(c.message.split('\n').findIndex((l) => l.trim() !== '') + 1).join('\n').trim() : '';
+  if (withEvidence && rest) {
+    const shown = rest.length > MAX_EVIDENCE_CHARS ? `${rest.slice(0, MAX_EVIDENCE_CHARS)}\n… (cut: the whole of it is in report.html)` : rest;
+    out.push(indent('<details><summary>evidence</summary>'), '', indent(fenced(shown)), '', indent('</details>'), '');
+  }
+  return out;
+}
+
 const indent = (text: string) => text.split('\n').map((l) => `  ${l}`).join('\n');
 
 /** A workflow command's data: % and line breaks encoded (GitHub's rules), so it stays one command. */
@@ -82,12 +101,17 @@ function commandProperty(text: string): string {
  */
 export function githubAnnotations(run: RunResult): string {
   const lines: string[] = [];
-  const bad = run.checks.filter(notJudged);
-  for (const c of bad.slice(0, MAX_ANNOTATIONS - 1 + (bad.length <= MAX_ANNOTATIONS ? 1 : 0))) {
-    const why = c.status === 'failed' ? firstLine(c.message) : `no judgeable answer: ${c.reason ?? ''}`;
-    lines.push(`::error title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
+  const groups = failureGroups(run);
+  for (const g of groups.slice(0, MAX_ANNOTATIONS - 1 + (groups.length <= MAX_ANNOTATIONS ? 1 : 0))) {
+    const c = g.checks[0]!;
+    const why = g.kind === 'FAIL' ? g.why : `no judgeable answer: ${g.why}`;
+    if (g.checks.length === 1) lines.push(`::error title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
+    else lines.push(`::error title=${commandProperty(`${g.checks.length} checks: ${groupIds(g, 4)}`)}::${commandData(`${why}\nreplay: ${groupReplay(run, g)}`)}`);
   }
-  if (bad.length > MAX_ANNOTATIONS) lines.push(`::error title=dss-conformance::${commandData(`${bad.length - (MAX_ANNOTATIONS - 1)} more failures and errors: see the step summary or report.html`)}`);
+  if (groups.length > MAX_ANNOTATIONS) {
+    const left = groups.slice(MAX_ANNOTATIONS - 1).reduce((n, g) => n + g.checks.length, 0);
+    lines.push(`::error title=dss-conformance::${commandData(`${left} more failures and errors (${groups.length - (MAX_ANNOTATIONS - 1)} reasons): see the step summary or report.html`)}`);
+  }
   const runLevel = [...run.errors, ...(run.problems ?? [])];
   if (lines.length === 0 && runLevel.length > 0) lines.push(`::error title=dss-conformance run::${commandData(runLevel.join('\n'))}`);
   if (lines.length === 0 && run.aborted) lines.push(`::error title=dss-conformance::${commandData(run.aborted.message)}`);

@@ -58,6 +58,14 @@ export interface CheckResult {
 
 export interface RunResult {
   tool: string;
+  /** The kit's version (package.json) that ran the checks. */
+  kitVersion?: string | undefined;
+  /** What was tested: --implementation or the profile's implementation ("NAME VERSION"). */
+  implementation?: string | undefined;
+  /** The SHA-256 of the requirement catalogue (specs/requirements.json) the run was judged against. */
+  catalogue?: string | undefined;
+  /** The SHA-256 of results.ndjson, the stream every report is rendered from (`dss-conformance verify` recomputes it). */
+  stream?: { file: string; sha256: string } | undefined;
   target: string;
   profile: string;
   seed: number;

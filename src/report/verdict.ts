@@ -72,7 +72,7 @@ export function rollUp(requirement: Requirement, checks: CheckResult[]): Require
 }
 
 /** A requirement counts as judged when it passed, is a known failure, or (PROFILE only) is declared unsupported. */
-function judged(r: RequirementResult): boolean {
+export function judged(r: Pick<RequirementResult, 'status' | 'level' | 'skipClass'>): boolean {
   if (r.status === 'pass' || r.status === 'expected-fail' || r.status === 'fail') return true;
   return r.level === 'PROFILE' && r.status === 'skip' && r.skipClass === 'unsupported';
 }

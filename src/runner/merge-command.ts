@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../cli-errors.ts';
@@ -46,8 +46,14 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   // The streams are redacted already; the merge adds nothing secret.
   const redactor = new Redactor([]);
   for (const file of OWNED_REPORTS) rmSync(join(out, file), { force: true });
+  // The merged stream first: every report written from it carries its digest.
+  try {
+    mkdirSync(out, { recursive: true });
+    writeFileSync(join(out, 'results.ndjson'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  } catch (error) {
+    throw new UsageError(`merge: --reports ${out}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
   const folded = writeReports(out, events, redactor);
-  writeFileSync(join(out, 'results.ndjson'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
   const run = folded.run;
   for (const c of run.checks.filter((x) => x.status !== 'passed' && x.status !== 'skipped')) process.stdout.write(checkLine(c, colors));

@@ -239,6 +239,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       collectErrorAnswers(reportsDir, log);
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
+      log.close();
       const folded = writeReports(reportsDir, log.events, redactor);
       writeRunRequests(reportsDir, settings);
       for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
@@ -308,6 +309,7 @@ function writeAbortReports(dir: string, startedAt: Date, error: UsageError | Unr
     const redactor = state.redactor ?? new Redactor([]);
     const log = state.log ?? new EventLog(join(dir, 'results.ndjson'), redactor);
     if (!log.ended) log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), aborted: { exitCode: error.exitCode, message: error.message } });
+    log.close();
     const folded = writeReports(dir, log.events, redactor);
     process.stdout.write(ciOutputs(folded, redactor));
   } catch {

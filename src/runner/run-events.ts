@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { packageRoot } from '../paths.ts';
 import type { Profile } from '../profile/profile.ts';
+import { catalogueDigest, implementationName } from '../report/certificate.ts';
 import type { Baseline } from '../report/baseline.ts';
 import type { DeclaredCapabilities, NewEvent } from '../report/events.ts';
 import type { Flags } from './config-resolve.ts';
@@ -40,6 +41,12 @@ function publicSettings(flags: Flags): Record<string, unknown> {
   return out;
 }
 
+/** --implementation wins over the profile's implementation; neither leaves the reports naming only the URL. */
+function implementation(flags: Flags, profile: Profile): { implementation?: string } {
+  const name = implementationName(flags.implementation as string | undefined) ?? implementationName(profile.implementation);
+  return name ? { implementation: name } : {};
+}
+
 export function runStartEvent(o: { settings: RunSettings; flags: Flags; faults: string[]; versions: string[]; selected: string[]; baseline: (Baseline & { file: string }) | undefined; shard?: { index: number; count: number } | undefined }): NewEvent {
   const s = o.settings;
   return {
@@ -47,6 +54,8 @@ export function runStartEvent(o: { settings: RunSettings; flags: Flags; faults: 
     tool: 'dss-conformance',
     kitVersion: kitVersion(),
     node: process.versions.node,
+    ...implementation(o.flags, s.profile),
+    catalogue: catalogueDigest(),
     target: s.baseUrl,
     embedded: s.embedded,
     faults: o.faults,

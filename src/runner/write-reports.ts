@@ -8,15 +8,19 @@ import type { Redactor } from '../report/redact.ts';
 import { renderHtml } from '../report/render-html.ts';
 import { githubAnnotations, summaryMarkdown } from '../report/render-markdown.ts';
 import { loadRequirements } from '../report/results.ts';
+import { STREAM_FILE, streamDigest } from '../report/certificate.ts';
 
 // The report files, each rendered from the run's events (folded once) and nothing else.
 
 /** Every file a run writes in --reports; a run first removes them all, so none is left from an earlier run. */
 export const OWNED_REPORTS = ['results.ndjson', 'results.json', 'junit.xml', 'report.html', 'summary.md', 'requests.json', 'deliveries.json'];
 
+/** The stream (results.ndjson in dir) must be complete: every report written here carries its digest. */
 export function writeReports(dir: string, events: readonly RunEvent[], redactor: Redactor): FoldedRun {
   const folded = foldEvents(events, loadRequirements());
   const { run } = folded;
+  const digest = streamDigest(dir);
+  if (digest) run.stream = { file: STREAM_FILE, sha256: digest };
   try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));

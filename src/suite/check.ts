@@ -13,6 +13,23 @@ export function transportCause(error: unknown): TransportError | undefined {
   return undefined;
 }
 
+/**
+ * fast-check reports a failed property with the counterexample in its message and the shrunk
+ * run's own error (the finding, with the request and response that show it) as its cause, which
+ * no report reads. The finding comes first, then the counterexample and how to replay it, so every
+ * report shows the last exchange. The kit's own signals (a precondition, an unjudgeable answer)
+ * are left as they are: the handlers below tell them apart.
+ */
+export function withShrunkEvidence(error: unknown): unknown {
+  const cause = (error as { cause?: unknown } | undefined)?.cause;
+  if (!(error instanceof Error) || !(cause instanceof Error) || !/^Property failed/.test(error.message)) return error;
+  if (cause instanceof Unmet || cause instanceof Unjudgeable || transportCause(cause)) return error;
+  // The counterexample, its seed and path, and how far it was shrunk: up to fast-check's first blank line.
+  const report = error.message.split(/\n\s*\n/)[0]!;
+  if (!cause.message.includes(report)) cause.message = `${cause.message}\n\n${report}`;
+  return cause;
+}
+
 /** The annotation type of a note: what a passing check saw that a reader may want (the collector keeps it). */
 export const NOTE_ANNOTATION = 'dssc-note';
 
@@ -32,7 +49,8 @@ export function check(title: string, body: (t: TestContext) => Promise<void>): v
   test(title, async (t) => {
     try {
       await body(t);
-    } catch (error) {
+    } catch (thrown) {
+      const error = withShrunkEvidence(thrown);
       if (error instanceof UnsupportedOperation) t.skip(redactor().text(`unsupported: ${error.message}`));
       if (error instanceof Unmet) t.skip(redactor().text(`precondition not met: ${error.message}`));
       const transport = transportCause(error);

@@ -93,7 +93,8 @@ describe('event stream', () => {
 });
 
 describe('summary.md and annotations', () => {
-  const many = requirements.map((r) => check(r.id, 'failed', { message: `::warning::forged %0A::error::also forged \`\`\` <b>x</b>\nsecond line` }));
+  // Each its own reason: identical ones would fold into one entry.
+  const many = requirements.map((r) => check(r.id, 'failed', { message: `${r.id} ::warning::forged %0A::error::also forged \`\`\` <b>x</b>\nsecond line` }));
   const run = foldEvents(stream(undefined, [start('aaaa'), ...many.map((c): NewEvent => ({ type: 'check-result', check: c })), { type: 'run-end', durationMs: 1 }]), requirements).run;
 
   it('annotations are bounded, one line each, titled with the ID, and target text cannot start a command', () => {
@@ -118,7 +119,8 @@ describe('summary.md and annotations', () => {
 
   it('report.html escapes target text and makes no request', () => {
     const html = renderHtml(foldEvents(stream(undefined, [start('aaaa'), { type: 'check-result', check: check('AUTH-001', 'failed', { message: '<script>alert(1)</script><img src=http://evil.test/x>' }) }, { type: 'run-end', durationMs: 1 }]), requirements), requirements);
-    expect(html).not.toMatch(/<(script|img|link|iframe|a|object|embed)\b/i);
+    // The only links are the page's own: the failure list's, each to a row of this page.
+    expect(html.replace(/<a href="#[A-Za-z0-9-]+">/g, '')).not.toMatch(/<(script|img|link|iframe|a|object|embed)\b/i);
     expect(html).toContain('&lt;script&gt;');
     expect(html).toContain("default-src 'none'");
   });

@@ -8,7 +8,9 @@ import { ROOT, runCli } from '../suite/run-cli.ts';
 
 // report.html as a certifier opens it: in a real browser (the system Chromium, no download), with
 // the network closed. The verdict must be the first thing on the page, and a failure's evidence
-// must be there behind one click. The screenshot it saves is the one in README (docs/report.png).
+// must be there behind one click. The screenshots it saves are the ones in README: the certificate
+// (docs/certificate.png, the top of the page, committed) and the evidence (reports/report.png, whose
+// copy is docs/report.png).
 
 const CHROMIUM = process.env.DSSC_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -20,9 +22,9 @@ afterAll(async () => {
   if (profileDir) rmSync(profileDir, { recursive: true, force: true });
 });
 
-test('report.html in headless Chromium: the verdict, a failure\'s evidence after expanding it, no request made', async () => {
+test('report.html in headless Chromium: the verdict, the failure list and its links, a failure\'s evidence after expanding it, no request made', async () => {
   expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install the system package (apt-get install chromium; .ci/run does) or set DSSC_CHROMIUM`).toBe(true);
-  const run = await runCli(['run', '--seed', '20261122', '--num-runs', '3', '--fault', 'no-auth-url']);
+  const run = await runCli(['run', '--seed', '20261122', '--num-runs', '3', '--fault', 'no-auth-url', '--implementation', 'DSS Reference (fault no-auth-url) 1.0']);
   expect(run.code, run.stderr).toBe(1);
   const file = join(run.reports, 'report.html');
 
@@ -38,6 +40,32 @@ test('report.html in headless Chromium: the verdict, a failure\'s evidence after
   expect(await page.getByTestId('score').innerText()).toMatch(/^MUST\t\d+\t1\t/m);
   expect(await page.getByTestId('capabilities').innerText()).toContain('crm (salesforce)');
   expect(await page.getByTestId('capabilities').innerText()).toMatch(/Webhook product name\s+DSS-Reference/);
+
+  // The certificate: what was tested, with which kit and catalogue, and the stream's digest.
+  const certificate = await page.getByTestId('certificate').innerText();
+  expect(certificate).toMatch(/^Implementation\tDSS Reference \(fault no-auth-url\) 1\.0$/m);
+  expect(certificate).toMatch(/^Requirement catalogue\tsha256:[0-9a-f]{12}$/m);
+  expect(certificate).toMatch(/^Results stream\tresults\.ndjson sha256:[0-9a-f]{64}$/m);
+  // The banner counts requirements, as the score does.
+  expect(await page.getByTestId('verdict').innerText()).toMatch(/\d+ requirements: 2 failed, \d+ passed/);
+
+  // The page opens with the failures, each a link to its row; the list comes before the certificate.
+  const failures = page.getByTestId('failures');
+  expect(await failures.locator('li').evaluateAll((items) => items.map((li) => li.getAttribute('data-failure')))).toEqual(['CONN-002', 'CONN-007']);
+  const [listTop, certificateTop] = await Promise.all([failures.boundingBox(), page.getByTestId('certificate').boundingBox()]);
+  expect(listTop!.y).toBeLessThan(certificateTop!.y);
+  mkdirSync(join(ROOT, 'docs'), { recursive: true });
+  const certificateBottom = certificateTop!.y + certificateTop!.height;
+  await page.screenshot({ path: join(ROOT, 'docs', 'certificate.png'), clip: { x: 0, y: 0, width: 1280, height: Math.ceil(certificateBottom + 16) } });
+  await failures.locator('a[href="#req-CONN-007"]').click();
+  expect(new URL(page.url()).hash).toBe('#req-CONN-007');
+  const target = page.locator('tr[data-requirement="CONN-007"]');
+  expect(await target.evaluate((el) => el.matches(':target'))).toBe(true);
+  const box = (await target.boundingBox())!;
+  expect(box.y).toBeGreaterThanOrEqual(0);
+  expect(box.y).toBeLessThan(900);
+  // Each check shows its duration.
+  expect(await page.locator('tr[data-requirement="AUTH-001"] td.time').innerText()).toMatch(/^\d+(\.\d)? (ms|s)/);
 
   const row = page.locator('tr[data-requirement="CONN-002"]');
   expect(await row.getAttribute('data-status')).toBe('fail');
