@@ -84,7 +84,7 @@ function metaTable(folded: FoldedRun): string {
   const body = rows.map(([k, v, full]) => `<tr><th>${esc(k)}</th><td${/sha256:/.test(v) ? ' class="digest"' : ''}${full ? ` title="${esc(full)}"` : ''}>${esc(v)}</td></tr>`).join('');
   const replay = run.replay ? `<tr><th>Rerun</th><td><code>${esc(run.replay)}</code></td></tr>` : '';
   const verify = run.stream ? `<tr><th>Verify</th><td><code>npx dss-conformance verify &lt;this folder&gt;</code> recomputes the digest and the verdict from ${esc(run.stream.file)}</td></tr>` : '';
-  return `<table class="meta" data-testid="certificate">${body}${replay}${verify}</table>`;
+  return `<h2>Certificate</h2><table class="meta" data-testid="certificate">${body}${replay}${verify}</table>`;
 }
 
 function scoreTable(run: RunResult): string {

@@ -80,5 +80,6 @@ export function verifyFolder(dir: string, requirements: Requirement[]): VerifyOu
     }
   }
   const stated = recorded.filter((r) => r.verdict !== undefined).map((r) => r.file);
-  return { ok: true, line: `verified: ${STREAM_FILE} sha256:${digest} is the stream ${withDigest.map((r) => r.file).join(', ')} record, and it folds to ${word}${stated.length ? `, as ${stated.join(', ')} say` : ''}` };
+  const same = stated.join() === withDigest.map((r) => r.file).join();
+  return { ok: true, line: `verified: ${STREAM_FILE} sha256:${digest} is the stream ${withDigest.map((r) => r.file).join(', ')} record; folded again it is ${word}${stated.length ? `, as ${same ? 'they say' : `${stated.join(', ')} say`}` : ''}` };
 }

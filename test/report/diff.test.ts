@@ -105,6 +105,7 @@ describe('diff', () => {
     expect(missing.stderr).toMatch(/^dss-conformance: diff: NEW .*nowhere: no such folder\n$/);
     const one = await run(['diff', oldDir]);
     expect(one.code).toBe(2);
+    expect((await run(['diff', '--help'])).stdout).toMatch(/^usage: dss-conformance diff OLD NEW/);
     writeFileSync(join(root, 'old', 'results.json'), '{"runId": "x"}');
     const notResults = await run(['diff', oldDir, newDir]);
     expect(notResults.code).toBe(2);
