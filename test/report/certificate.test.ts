@@ -10,6 +10,8 @@ import { Redactor } from '../../src/report/redact.ts';
 import { githubAnnotations, summaryMarkdown } from '../../src/report/render-markdown.ts';
 import { loadRequirements, type CheckResult } from '../../src/report/results.ts';
 import { verifyFolder } from '../../src/report/verify.ts';
+import { runStartEvent } from '../../src/runner/run-events.ts';
+import type { RunSettings } from '../../src/runner/settings.ts';
 import { writeReports } from '../../src/runner/write-reports.ts';
 
 // The certificate: what was tested, with which kit and catalogue, and a digest that ties every
@@ -117,6 +119,15 @@ describe('certificate', () => {
     const bad = await run(['verify', join(dir, 'nowhere')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^dss-conformance: verify: .*nowhere: no such folder\n$/);
+  });
+
+  it('the implementation comes from --implementation, else from the profile; the catalogue digest is in the stream', () => {
+    const settings = (implementation?: string) => ({ baseUrl: 'https://t.example', embedded: false, profileSource: 'p.json', profile: { name: 'p', ...(implementation ? { implementation } : {}) }, seed: 1, runId: 'r', replay: 'x' }) as unknown as RunSettings;
+    const event = (flags: Record<string, unknown>, implementation?: string) => runStartEvent({ settings: settings(implementation), flags, faults: [], versions: ['2025-09-18'], selected: [], baseline: undefined }) as { implementation?: string; catalogue?: string };
+    expect(event({ implementation: 'Acme Sync 4.2.1' }, 'Acme Sync (profile) 4.0').implementation).toBe('Acme Sync 4.2.1');
+    expect(event({}, 'Acme Sync (profile) 4.0').implementation).toBe('Acme Sync (profile) 4.0');
+    expect(event({ implementation: '  ' })).not.toHaveProperty('implementation');
+    expect(event({}).catalogue).toBe(catalogueDigest());
   });
 
   it('run-level JUnit testcases are named by what failed, the same in every run', () => {

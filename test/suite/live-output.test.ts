@@ -129,8 +129,8 @@ describe('CI outputs under simulated GitHub Actions variables', () => {
     const summary = readFileSync(join(run.reports, 'summary.md'), 'utf8');
     expect(summary).toMatch(/^## ❌ dss-conformance: NOT CONFORMANT$/m);
     expect(summary).toMatch(/^\| MUST \| \d+ \| 1 \| 0 \|/m);
-    // CONN-002 and CONN-007 fail for one reason (no auth_url): one entry with the count, one replay line for both.
-    expect(summary).toMatch(/^- \*\*FAIL ×2\*\* CONN-002, CONN-007: no auth\\_url /m);
+    // The four checks of CONN-002 and CONN-007 fail for one reason (no auth_url): one entry with the count, one replay line.
+    expect(summary).toMatch(/^- \*\*FAIL ×4\*\* CONN-002, CONN-007: no auth\\_url /m);
     expect(summary).toContain('npx dss-conformance run --seed 20261122 --num-runs 3 --fault no-auth-url --only CONN-002,CONN-007');
     const appended = readFileSync(stepSummary, 'utf8');
     expect(appended.startsWith('# an earlier step\n')).toBe(true);
@@ -140,7 +140,7 @@ describe('CI outputs under simulated GitHub Actions variables', () => {
     expect(annotations.length).toBeGreaterThan(0);
     expect(annotations.length).toBeLessThanOrEqual(10);
     expect(annotations).toHaveLength(1);
-    expect(annotations[0]).toMatch(/^::error title=2 checks%3A CONN-002%2C CONN-007::no auth_url .*%0Areplay: .* --only CONN-002,CONN-007$/);
+    expect(annotations[0]).toMatch(/^::error title=4 checks%3A CONN-002%2C CONN-007::no auth_url .*%0Areplay: .* --only CONN-002,CONN-007$/);
     // The verdict line stays last.
     expect(run.stdout.trimEnd().split('\n').at(-1)).toMatch(/^verdict: NOT CONFORMANT/);
 
