@@ -123,7 +123,7 @@ describe('certificate', () => {
 
   it('the implementation comes from --implementation, else from the profile; the catalogue digest is in the stream', () => {
     const settings = (implementation?: string) => ({ baseUrl: 'https://t.example', embedded: false, profileSource: 'p.json', profile: { name: 'p', ...(implementation ? { implementation } : {}) }, seed: 1, runId: 'r', replay: 'x' }) as unknown as RunSettings;
-    const event = (flags: Record<string, unknown>, implementation?: string) => runStartEvent({ settings: settings(implementation), flags, faults: [], versions: ['2025-09-18'], selected: [], baseline: undefined }) as { implementation?: string; catalogue?: string };
+    const event = (flags: Record<string, string>, implementation?: string) => runStartEvent({ settings: settings(implementation), flags, faults: [], versions: ['2025-09-18'], selected: [], baseline: undefined }) as { implementation?: string; catalogue?: string };
     expect(event({ implementation: 'Acme Sync 4.2.1' }, 'Acme Sync (profile) 4.0').implementation).toBe('Acme Sync 4.2.1');
     expect(event({}, 'Acme Sync (profile) 4.0').implementation).toBe('Acme Sync (profile) 4.0');
     expect(event({ implementation: '  ' })).not.toHaveProperty('implementation');
