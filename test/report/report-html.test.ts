@@ -8,9 +8,9 @@ import { ROOT, runCli } from '../suite/run-cli.ts';
 
 // report.html as a certifier opens it: in a real browser (the system Chromium, no download), with
 // the network closed. The verdict must be the first thing on the page, and a failure's evidence
-// must be there behind one click. The screenshots it saves are the ones in README: the certificate
-// (docs/certificate.png, the top of the page, committed) and the evidence (reports/report.png, whose
-// copy is docs/report.png).
+// must be there behind one click. The screenshots it saves (reports/certificate.png, the top of the
+// page, and reports/report.png, the evidence) are copied by hand to docs/, which README shows: a test
+// that rewrote a tracked file would leave every checkout dirty.
 
 const CHROMIUM = process.env.DSSC_CHROMIUM ?? '/usr/bin/chromium';
 const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -56,7 +56,7 @@ test('report.html in headless Chromium: the verdict, the failure list and its li
   expect(listTop!.y).toBeLessThan(certificateTop!.y);
   mkdirSync(join(ROOT, 'docs'), { recursive: true });
   const certificateBottom = certificateTop!.y + certificateTop!.height;
-  await page.screenshot({ path: join(ROOT, 'docs', 'certificate.png'), clip: { x: 0, y: 0, width: 1280, height: Math.ceil(certificateBottom + 16) } });
+  await page.screenshot({ path: join(ROOT, 'reports', 'certificate.png'), clip: { x: 0, y: 0, width: 1280, height: Math.ceil(certificateBottom + 16) } });
   await failures.locator('a[href="#req-CONN-007"]').click();
   expect(new URL(page.url()).hash).toBe('#req-CONN-007');
   const target = page.locator('tr[data-requirement="CONN-007"]');
