@@ -8,6 +8,10 @@ declare module 'fastify' {
     /** The API version serving this request (a key of ReferenceConfig.versions). */
     serviceVersion: string;
   }
+  interface FastifyContextConfig {
+    /** A route that needs no credential (the real service's public ones); the version is still checked. */
+    public?: boolean;
+  }
 }
 
 /** Answers an error in the shape of Spec › Errors, whatever raised it. */
@@ -36,7 +40,7 @@ export function installPlumbing(app: FastifyInstance, config: ReferenceConfig): 
     const version = config.resolveVersion(asked);
     request.serviceVersion = version ?? config.defaultVersion;
     reply.header(VERSION_HEADER, request.serviceVersion);
-    if (!config.authenticate(request.headers.authorization)) {
+    if (request.routeOptions.config?.public !== true && !config.authenticate(request.headers.authorization)) {
       throw new ApiError('forbidden', 'a valid Authorization header is required: Bearer <api key> or Basic base64(<org key>:)');
     }
     if (version === undefined) {
