@@ -16,6 +16,7 @@ commands:
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
+'dss-conformance --version' prints the kit's version.
 exit codes: 0 CONFORMANT, 1 NOT CONFORMANT, 2 usage/profile/adapter/config error, 3 target unreachable,
 4 INCOMPLETE (0 with run --allow-incomplete), 70 internal error`;
 
@@ -39,6 +40,11 @@ async function main(argv: string[]): Promise<number> {
   if (name === undefined || name === '--help' || name === '-h' || (name === 'help' && rest.length === 0)) {
     process.stdout.write(USAGE + '\n');
     return name === undefined ? EXIT.usage : EXIT.ok;
+  }
+  if (name === '--version') {
+    const { kitVersion } = await import('./runner/run-events.ts');
+    process.stdout.write(`dss-conformance ${kitVersion()}\n`);
+    return EXIT.ok;
   }
   // 'help run' is 'run --help'.
   const [command, args] = name === 'help' && rest[0] !== undefined ? [rest[0], ['--help']] : [name, rest];

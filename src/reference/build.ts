@@ -6,6 +6,7 @@ import { applyFaults } from './faults.ts';
 import { frameworkErrorHandler, installPlumbing } from './http-plumbing.ts';
 import { bulkSyncRoutes } from './routes/bulk-syncs.ts';
 import { connectionRoutes } from './routes/connections.ts';
+import { connectionTypeRoutes } from './routes/connection-types.ts';
 import { errorHandlingRoutes } from './routes/error-handling.ts';
 import { executionRoutes } from './routes/executions.ts';
 import { modelSyncRoutes } from './routes/model-syncs.ts';
@@ -49,6 +50,7 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   const databases = new SourceDatabases();
   const discovery = new Discovery(databases, config);
   connectionRoutes(app, store, config, discovery);
+  connectionTypeRoutes(app);
   bulkSyncRoutes(app, store, config, discovery);
   modelSyncRoutes(app, store);
   errorHandlingRoutes(app, store);

@@ -126,7 +126,7 @@ export function defaultPipeline(): DeliveryPipeline {
 
     selectFields: (row, selection) => {
       const fields: Fields = {};
-      for (const { field, target } of selection) fields[target] = Object.hasOwn(row, field) ? row[field]! : null;
+      for (const { field, target, value } of selection) fields[target] = field === null ? (value ?? null) : Object.hasOwn(row, field) ? row[field]! : null;
       return fields;
     },
 

@@ -108,7 +108,7 @@ export class Runs {
     return async function* () {
       const connection = store.getConnection(model.connectionId);
       if (!databases || !connection) throw new SourceReadError(`the connection of model ${model.id} is gone`);
-      const from = { schema: model.schema, table: model.table, key: model.identifier, columns: sync.selection.map((s) => s.field) };
+      const from = { schema: model.schema, table: model.table, key: model.identifier, columns: sync.selection.flatMap((s) => (s.field === null ? [] : [s.field])) };
       const reading = databases.stream(connection.configuration, (client) => readTable(client, from));
       try {
         for await (const row of reading) yield { key: rowKey(row[model.identifier] ?? null), row };
@@ -200,7 +200,7 @@ function finish(run: SyncExecution, status: ExecutionStatus, error: string | nul
   if (isEnded(run)) return;
   setState(run, status);
   run.completedAt = run.updatedAt;
-  if (error !== null) run.errors.push({ message: error });
+  if (error !== null) run.errors.push(error);
 }
 
 /** Rows read between two turns of the event loop, so that a long scan does not hold up answers. */

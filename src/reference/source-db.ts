@@ -162,6 +162,18 @@ export async function tableColumns(client: pg.Client, schema: string, table: str
   return result.rows;
 }
 
+/** A table's primary key column, when it has one of a single column (a model's default identifier). */
+export async function primaryKeyColumn(client: pg.Client, schema: string, table: string): Promise<string | undefined> {
+  const result = await client.query<{ name: string }>(
+    `SELECT kcu.column_name AS name FROM information_schema.table_constraints tc
+     JOIN information_schema.key_column_usage kcu
+       ON kcu.constraint_name = tc.constraint_name AND kcu.table_schema = tc.table_schema AND kcu.table_name = tc.table_name
+     WHERE tc.constraint_type = 'PRIMARY KEY' AND tc.table_schema = $1 AND tc.table_name = $2`,
+    [schema, table],
+  );
+  return result.rows.length === 1 ? result.rows[0]!.name : undefined;
+}
+
 /**
  * A table's rows ordered by its key column, read a page at a time (keyset: key > the last one
  * read), so that rows written while a run goes on are seen if the run has not reached them yet.

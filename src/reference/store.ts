@@ -83,8 +83,10 @@ export interface Source {
 
 /** One selected field of a model sync: the source column and the name it is delivered under. */
 export interface FieldSelection {
-  field: string;
+  /** The source column; null for a field without a source, which delivers `value`. */
+  field: string | null;
   target: string;
+  value?: Value;
 }
 
 /** Spec › Events › Emission 6: one entry of a run's sync history log. */
@@ -133,8 +135,8 @@ export interface SyncExecution {
   completedAt: string | null;
   updatedAt: string;
   counts: ExecutionCounts;
-  /** Why the run failed (or was interrupted), as the real service's errors[]. */
-  errors: Array<{ message: string }>;
+  /** Why the run failed (or was interrupted): the real service's errors[], strings. */
+  errors: string[];
   batchesDelivered: number;
   /** The capture log (Spec › Events › Emission 6); null when the sync does not record requests. */
   requests: CaptureEntry[] | null;

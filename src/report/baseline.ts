@@ -102,13 +102,24 @@ export function utcDay(date: Date): string {
  * Marks the checks a baseline lists: a listed failure becomes expected-fail, a listed pass becomes
  * stale, an expired entry excuses nothing and is a problem. Pure: the input is not changed.
  */
+/**
+ * The entry that applies to a check on a day: its exact title wins over its requirement's ID (the
+ * more specific one); an expired entry applies to nothing.
+ */
+export function baselineEntryFor(baseline: Baseline, check: Pick<CheckResult, 'id' | 'title'>, today: Date): BaselineEntry | undefined {
+  const entry = baseline.entries.find((e) => e.id === check.title) ?? baseline.entries.find((e) => e.id === check.id);
+  return entry && !isExpired(entry, utcDay(today)) ? entry : undefined;
+}
+
+const isExpired = (e: BaselineEntry, day: string) => e.until !== undefined && e.until < day;
+
 export function applyBaseline(checks: CheckResult[], baseline: Baseline, today: Date): AppliedBaseline {
   const day = utcDay(today);
   const byId = new Map(baseline.entries.map((e) => [e.id, e]));
   // An entry naming the exact title is the more specific one, so it wins over the requirement's ID.
   const entryOf = (c: CheckResult): BaselineEntry | undefined => byId.get(c.title) ?? byId.get(c.id);
   const matched = checks.map(entryOf);
-  const expired = (e: BaselineEntry) => e.until !== undefined && e.until < day;
+  const expired = (e: BaselineEntry) => isExpired(e, day);
 
   // An ID entry covers every check of its requirement; while one of them still fails the entry is
   // earning its keep, so its passing siblings stay passed instead of making the entry stale (the

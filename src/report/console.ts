@@ -1,4 +1,5 @@
 import pc from 'picocolors';
+import { baselineEntryFor, type Baseline, type BaselineEntry } from './baseline.ts';
 import { notKeptText, summarize, type CheckResult, type RunResult, replayCommand } from './results.ts';
 import { consoleSafe } from './safe-text.ts';
 import { verdictLine } from './verdict.ts';
@@ -38,6 +39,52 @@ export function checkLine(c: CheckResult, colors: Colors = plain): string {
   const title = consoleSafe(c.title);
   const note = why ? consoleSafe(`  (${why.split('\n')[0]})`) : '';
   return `  ${markColour(colors, c.status)(MARK[c.status])}  ${title}${colors.dim(note)}\n`;
+}
+
+/**
+ * The live lines with the baseline applied as the fold will apply it, so the console never says
+ * FAIL for an accepted failure nor pass for a check whose entry then fails the run as stale. A
+ * listed failure is printed expected-fail at once. A listed pass is stale only if no other check
+ * of its entry fails, which may come later: its line is held until a sibling fails (then it is a
+ * pass) or the run ends (then the fold says which it is).
+ */
+export class LiveConsole {
+  readonly #held = new Map<BaselineEntry, CheckResult[]>();
+  readonly #failing = new Set<BaselineEntry>();
+  readonly baseline: Baseline | undefined;
+  readonly colors: Colors;
+  readonly today: () => Date;
+
+  constructor(baseline: Baseline | undefined, colors: Colors = plain, today: () => Date = () => new Date()) {
+    this.baseline = baseline;
+    this.colors = colors;
+    this.today = today;
+  }
+
+  /** What to print as a check finishes: its line, lines it releases, or nothing while it is held. */
+  line(check: CheckResult): string {
+    const entry = this.baseline && baselineEntryFor(this.baseline, check, this.today());
+    if (!entry) return checkLine(check, this.colors);
+    if (check.status === 'failed') {
+      this.#failing.add(entry);
+      const released = this.#held.get(entry) ?? [];
+      this.#held.delete(entry);
+      const expected: CheckResult = { ...check, status: 'expected-fail', baseline: { reason: entry.reason, ...(entry.until !== undefined ? { until: entry.until } : {}) } };
+      return [...released, expected].map((c) => checkLine(c, this.colors)).join('');
+    }
+    if (check.status === 'passed' && !this.#failing.has(entry)) {
+      this.#held.set(entry, [...(this.#held.get(entry) ?? []), check]);
+      return '';
+    }
+    return checkLine(check, this.colors);
+  }
+
+  /** At the run's end: the held lines, each as the folded run has it (stale, or pass). */
+  end(folded: readonly CheckResult[]): string {
+    const held = [...this.#held.values()].flat();
+    this.#held.clear();
+    return held.map((c) => checkLine(folded.find((f) => f.title === c.title && f.version === c.version) ?? c, this.colors)).join('');
+  }
 }
 
 /** A wait past the heartbeat interval: what the run is waiting for and for how long. */

@@ -58,13 +58,15 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
       }
     }
   }
-  const endAt = ends.at(-1)?.at ?? events.at(-1)?.at ?? new Date().toISOString();
+  // The last end, and below the first start, by time: merged shards come in shard order, not in
+  // the order they ran, so the run's span is from whichever started first to whichever ended last.
+  const endAt = latest(ends.map((e) => e.at)) ?? events.at(-1)?.at ?? new Date().toISOString();
   let problems: string[] = [];
   let unmatched: string[] = [];
   const baseline = start?.baseline;
   if (baseline) ({ checks: judged, problems, unmatched } = applyBaseline(judged, baseline, new Date(endAt)));
 
-  const startedAt = start?.at ?? events[0]?.at ?? endAt;
+  const startedAt = earliest(starts.map((e) => e.at)) ?? events[0]?.at ?? endAt;
   // Shards run side by side or one after another: the run took from the first start to the last end.
   const durationMs = starts.length > 1 || ends.length === 0 ? Date.parse(endAt) - Date.parse(startedAt) : ends[0]!.durationMs;
   const run: RunResult = {
@@ -96,6 +98,9 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
   }
   return { run, start, capabilities: start?.capabilities, waits: [...waits.values()] };
 }
+
+const earliest = (times: string[]) => times.reduce<string | undefined>((a, t) => (a === undefined || Date.parse(t) < Date.parse(a) ? t : a), undefined);
+const latest = (times: string[]) => times.reduce<string | undefined>((a, t) => (a === undefined || Date.parse(t) > Date.parse(a) ? t : a), undefined);
 
 /** The shards a stream holds, and which of the count are missing (a shard alone, or a partial merge). */
 function shardsOf(starts: readonly RunStartEvent[]): NonNullable<RunResult['shards']> | undefined {

@@ -130,7 +130,11 @@ export function summarize(run: RunResult): Counts {
   return { passed: count('passed'), failed: count('failed', 'stale'), skipped: count('skipped'), error: count('error') + run.errors.length, expectedFail: count('expected-fail') };
 }
 
-/** `npx dss-conformance run … --only ID [--api-version V]`: what reproduces one check. */
+/**
+ * `npx dss-conformance run … --only ID [--api-version V] --reports reports/replay-ID`: what
+ * reproduces one check, in a folder of its own so that the run's reports stay; a --reports added
+ * after it wins (the last one given counts).
+ */
 export function replayCommand(run: RunResult, check: Pick<CheckResult, 'id' | 'version'>): string {
-  return `${run.replay} --only ${check.id}${check.version ? ` --api-version ${check.version}` : ''}`;
+  return `${run.replay} --only ${check.id}${check.version ? ` --api-version ${check.version}` : ''} --reports reports/replay-${check.id}${check.version ? `-${check.version}` : ''}`;
 }

@@ -3,20 +3,24 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { EXIT, UsageError } from '../cli-errors.ts';
 import { consoleSummary, colourEnabled, plain, checkLine, type Colors } from '../report/console.ts';
-import { readEvents, type RunEvent, type RunStartEvent } from '../report/events.ts';
+import { readEvents, type RunEndEvent, type RunEvent, type RunStartEvent } from '../report/events.ts';
 import { Redactor } from '../report/redact.ts';
 import { consoleSafe } from '../report/safe-text.ts';
 import pc from 'picocolors';
 import { ciOutputs, OWNED_REPORTS, writeReports } from './write-reports.ts';
+import { writeMergedRequests } from './merge-requests.ts';
+import { WALKED_FILE } from '../report/request-log.ts';
 
 const HELP = `usage: dss-conformance merge [--reports OUT] [--allow-incomplete] DIR...
 
 Merges the report folders of the N shards of one run (run --shard I/N, each I once) into one set of
 reports in OUT (default: reports): results.ndjson (the shards' streams, one after another),
-results.json, junit.xml, report.html, summary.md, deliveries.json; one verdict, over the union of
-the shards' results, with the run-level judgements (ERR-001/002/003 over every error answer any
-shard saw) made over the union too. The shards must belong together: the same kit version, seed and
-settings apart from --shard and --reports.
+results.json, junit.xml, report.html, summary.md, deliveries.json, requests.json and walked.json
+(each shard's, in shard order); one verdict, over the union of the shards' results, with the
+run-level judgements (ERR-001/002/003 over every error answer any shard saw) made over the union
+too. The run's duration is the wall span of the shards, from the first start to the last end,
+whether they ran side by side or one after another. The shards must belong together: the same kit
+version, seed and settings apart from --shard and --reports.
 
   --reports OUT               where the merged reports go (default: reports)
   --allow-incomplete          exit 0 instead of 4 when nothing failed but not everything was judged
@@ -41,11 +45,12 @@ export async function mergeCommand(argv: string[]): Promise<number> {
   }
   const dirs = parsed.positionals;
   if (dirs.length === 0) throw new UsageError('merge: name the report folders of the shards (dss-conformance merge DIR...)');
-  const events = shardStreams(dirs).flat();
+  const shards = shardStreams(dirs);
+  const events = shards.flatMap((s) => s.events);
   const out = resolve(parsed.values.reports ?? 'reports');
   // The streams are redacted already; the merge adds nothing secret.
   const redactor = new Redactor([]);
-  for (const file of OWNED_REPORTS) rmSync(join(out, file), { force: true });
+  for (const file of [...OWNED_REPORTS, WALKED_FILE]) rmSync(join(out, file), { force: true });
   // The merged stream first: every report written from it carries its digest.
   try {
     mkdirSync(out, { recursive: true });
@@ -54,17 +59,33 @@ export async function mergeCommand(argv: string[]): Promise<number> {
     throw new UsageError(`merge: --reports ${out}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   const folded = writeReports(out, events, redactor);
+  const noRequests = writeMergedRequests(shards.map((s) => resolve(s.dir)), out);
   const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
   const run = folded.run;
   for (const c of run.checks.filter((x) => x.status !== 'passed' && x.status !== 'skipped')) process.stdout.write(checkLine(c, colors));
-  const written = OWNED_REPORTS.filter((f) => f !== 'requests.json' && (f !== 'deliveries.json' || run.deliveries)).map((f) => join(out, f));
-  process.stdout.write(ciOutputs(folded, redactor) + consoleSafe(`merged ${dirs.length} shards (run ids ${run.runId})\nreports: ${written.join(', ')}`) + '\n' + consoleSummary(run, colors));
+  const written = [...OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || run.deliveries), WALKED_FILE].map((f) => join(out, f));
+  const lines = [
+    `merged ${dirs.length} shards (run ids ${run.runId})`,
+    `wall span ${seconds(run.durationMs)} from the first start to the last end; the shards took ${shards.map((s) => (s.durationMs === undefined ? 'unfinished' : seconds(s.durationMs))).join(', ')}`,
+    ...noRequests.map((d) => `note: ${d} has no requests.json (the shard stopped before writing it): its requests are missing from requests.json`),
+    `reports: ${written.join(', ')}`,
+  ];
+  process.stdout.write(ciOutputs(folded, redactor) + consoleSafe(lines.join('\n')) + '\n' + consoleSummary(run, colors));
   const code = run.verdict?.verdict === 'CONFORMANT' ? EXIT.ok : run.verdict?.verdict === 'INCOMPLETE' ? EXIT.incomplete : EXIT.checkFailed;
   return code === EXIT.incomplete && parsed.values['allow-incomplete'] ? EXIT.ok : code;
 }
 
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** A shard's folder, its stream, and how long it ran (its own run-end; none when it was cut short). */
+export interface ShardStream {
+  dir: string;
+  events: RunEvent[];
+  durationMs: number | undefined;
+}
+
 /** Each folder's stream, in shard order, after checking that together they are the N shards of one run. */
-export function shardStreams(dirs: string[]): RunEvent[][] {
+export function shardStreams(dirs: string[]): ShardStream[] {
   const shards = dirs.map((dir) => {
     const file = join(resolve(dir), 'results.ndjson');
     if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`merge: ${dir}: no results.ndjson (not the report folder of a run --shard)`);
@@ -95,5 +116,5 @@ export function shardStreams(dirs: string[]): RunEvent[][] {
   }
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !seen.has(i));
   if (missing.length > 0) throw new UsageError(`merge: shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${count}`).join(', ')} missing (give the report folders of all ${count} shards)`);
-  return shards.sort((x, y) => x.shard.index - y.shard.index).map((s) => s.events);
+  return shards.sort((x, y) => x.shard.index - y.shard.index).map((s) => ({ dir: s.dir, events: s.events, durationMs: s.events.findLast((e): e is RunEndEvent => e.type === 'run-end')?.durationMs }));
 }

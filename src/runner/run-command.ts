@@ -7,7 +7,7 @@ import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
 import { Redactor, userinfoSecrets } from '../report/redact.ts';
 import { loadRequirements, type RunResult } from '../report/results.ts';
-import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
+import { checkLine, colourEnabled, consoleSummary, heartbeatLine, LiveConsole, plain, type Colors } from '../report/console.ts';
 import { consoleSafe } from '../report/safe-text.ts';
 import { loadBaseline } from '../report/baseline.ts';
 import { EventLog } from '../report/events.ts';
@@ -201,9 +201,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
     state.log = log;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
+    const live = new LiveConsole(baseline, colors);
     log.on((e) => {
       // The ERR checks are judged over the whole stream: their lines come with the fold, at the end.
-      if (e.type === 'check-result' && !runLevel(e.check.id)) process.stdout.write(checkLine(e.check, colors));
+      if (e.type === 'check-result' && !runLevel(e.check.id)) process.stdout.write(live.line(e.check));
       else if (e.type === 'heartbeat') process.stdout.write(heartbeatLine(e.waitingFor, e.elapsedMs, e.boundMs, colors));
     });
     log.emit(runStartEvent({ settings, flags, faults, versions, selected: only, baseline: baseline && baselineFile ? { file: baselineFile, ...baseline } : undefined, shard }));
@@ -242,6 +243,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       log.close();
       const folded = writeReports(reportsDir, log.events, redactor);
       writeRunRequests(reportsDir, settings);
+      process.stdout.write(live.end(folded.run.checks));
       for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
       const annotations = ciOutputs(folded, redactor);
       const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));

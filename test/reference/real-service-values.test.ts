@@ -105,3 +105,20 @@ describe('model syncs: targets that are not webhooks, identity, active', () => {
     }
   });
 });
+
+describe('the connection types list (GET /api/connection_types), public as the real service\'s', () => {
+  test('answers every kind with no credential, and the same with one', async () => {
+    const open = await call(ref, 'GET', '/api/connection_types', { auth: null });
+    expect(open.status, open.text).toBe(200);
+    expect(open.json.data.map((t: any) => t.id)).toEqual(Object.keys(CONNECTION_KINDS));
+    expect(open.json.data.find((t: any) => t.id === 'salesforce')).toEqual({ id: 'salesforce', name: 'Salesforce', use_oauth: true, capabilities: { source: true, destination: true, enrichment: false, orchestration: false } });
+    expect(open.json.data.find((t: any) => t.id === 'webhook')).toMatchObject({ use_oauth: false, capabilities: { source: false, destination: true } });
+    expect((await call(ref, 'GET', '/api/connection_types')).json).toEqual(open.json);
+  });
+
+  test('the version is still checked; every other route still needs the credential', async () => {
+    expectError(await call(ref, 'GET', '/api/connection_types', { auth: null, version: '1999-01-01' }), 400, 'unsupported_version');
+    expectError(await call(ref, 'GET', `/api/connections/${ids.webhook}`, { auth: null }), 403, 'forbidden');
+    expectError(await call(ref, 'GET', '/api/connection_types/salesforce', { auth: null }), 403, 'forbidden');
+  });
+});

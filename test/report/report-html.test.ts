@@ -78,7 +78,7 @@ test('report.html in headless Chromium: the verdict, the failure list and its li
   expect(text).toMatch(/^> POST http:\/\/127\.0\.0\.1:\d+\/api\/connections$/m);
   expect(text).toMatch(/^> authorization: Bearer \[REDACTED\]$/m);
   expect(text).toMatch(/^< 20\d /m);
-  expect(await evidence.locator('pre.replay').innerText()).toBe('npx dss-conformance run --seed 20261122 --num-runs 3 --fault no-auth-url --only CONN-002');
+  expect(await evidence.locator('pre.replay').innerText()).toBe('npx dss-conformance run --seed 20261122 --num-runs 3 --fault no-auth-url --only CONN-002 --reports reports/replay-CONN-002');
   // A passing requirement shows no evidence; the receiver's deliveries are listed.
   expect(await page.locator('tr[data-requirement="AUTH-001"]').getAttribute('data-status')).toBe('pass');
   expect(await page.locator('h2', { hasText: 'Webhook deliveries' }).count()).toBe(1);

@@ -325,8 +325,9 @@ describe('dss-conformance run against a faulty target', () => {
     const run = await runCli(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/FAIL EHS-002/);
-    const replay = /replay: (npx dss-conformance run .*--only EHS-002)$/m.exec(run.stdout)?.[1];
-    expect(replay).toBe('npx dss-conformance run --seed 3 --num-runs 10 --fault put-merges-subscribers --only EHS-002');
+    const replay = /replay: (npx dss-conformance run .*--only EHS-002 .*)$/m.exec(run.stdout)?.[1];
+    // Its own folder: run as printed, it leaves the full run's reports as they are.
+    expect(replay).toBe('npx dss-conformance run --seed 3 --num-runs 10 --fault put-merges-subscribers --only EHS-002 --reports reports/replay-EHS-002');
     const again = await runLine(replay!, {});
     expect(again.code).toBe(1);
     expect(again.result.verdict!.verdict).toBe('NOT CONFORMANT');

@@ -170,8 +170,14 @@ describe('partial gates and known failures', () => {
     expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');
     expect(known.result?.verdict?.verdict).toBe('CONFORMANT');
     expect(readFileSync(join(known.reports, 'junit.xml'), 'utf8')).toMatch(/<skipped type="expected-fail" message="expected failure \(baseline: vendor ticket 42\)/);
+    // The live console says what the reports say: the accepted failure is xfail as it finishes, never FAIL.
+    expect(known.stdout).toMatch(/^ {2}xfail {2}EHS-007 .* {2}\(baseline: vendor ticket 42\)$/m);
+    expect(known.stdout).not.toMatch(/^ {2}FAIL {2}EHS-007/m);
     const stale = await runCli(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/stale baseline entry "EHS-007"/);
+    // A stale entry's check is never printed pass: its line waits for the run's end and says STALE.
+    expect(stale.stdout).toMatch(/^ {2}STALE {2}EHS-007 /m);
+    expect(stale.stdout).not.toMatch(/^ {2}pass {2}EHS-007/m);
   });
 });

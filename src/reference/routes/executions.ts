@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, fieldError } from '../errors.ts';
 import type { RunOptions, Runs } from '../runs.ts';
-import type { ModelSync, Store, SyncExecution } from '../store.ts';
+import { isEnded, type ModelSync, type Store, type SyncExecution } from '../store.ts';
 import { isObject } from '../validation.ts';
+import { runsPage } from './executions-list.ts';
 
 type SyncParams = { Params: { id: string } };
 type ExecutionParams = { Params: { id: string; execution_id: string } };
@@ -45,12 +46,22 @@ export function executionRoutes(app: FastifyInstance, store: Store, runs: Runs):
     return { data: { id: run.id, status: run.status, created_at: run.createdAt } };
   });
 
+  app.get<SyncParams & { Querystring: Record<string, unknown> }>('/api/syncs/:id/executions', async (request) => {
+    const { page, next } = runsPage(existingSync(store, request.params.id).executions, request.query, isEnded);
+    // The list holds no capture log: the real list's entries are the run's summary.
+    return { data: page.map((run) => ({ ...executionAnswer(run), requests: undefined })), pagination: next === undefined ? {} : { next_page_token: next } };
+  });
+
   app.get<ExecutionParams>('/api/syncs/:id/executions/:execution_id', async (request) => {
     return { data: executionAnswer(existingRun(store, request.params)) };
   });
 
+  // The real service answers a cancel with a message, not the run: a client reads the run to see it stop.
   app.post<ExecutionParams>('/api/syncs/:id/executions/:execution_id/cancel', async (request) => {
-    return { data: executionAnswer(runs.cancel(existingRun(store, request.params))) };
+    const run = existingRun(store, request.params);
+    const wasEnded = isEnded(run);
+    runs.cancel(run);
+    return { data: { message: wasEnded ? `run ${run.id} has already ended (${run.status})` : `cancellation of run ${run.id} requested` } };
   });
 }
 
@@ -65,7 +76,7 @@ function executionAnswer(run: SyncExecution): Record<string, unknown> {
     completed_at: run.completedAt,
     updated_at: run.updatedAt,
     counts: { ...run.counts },
-    errors: run.errors.map((e) => ({ ...e })),
+    errors: [...run.errors],
     batches_delivered: run.batchesDelivered,
     requests: run.requests && structuredClone(run.requests),
   };

@@ -8,7 +8,7 @@ interface ModelSyncRequest {
   name: string;
   mode?: string;
   target: { connection_id: string; object?: string; configuration?: Record<string, unknown> };
-  fields: Array<{ source: { model_id?: string; field: string }; target: string }>;
+  fields: Array<{ source?: { model_id?: string; field: string }; target: string; override_value?: string }>;
   sync_all_records?: boolean;
   skip_initial_backfill?: boolean;
   schedule?: Record<string, unknown>;
@@ -63,16 +63,24 @@ export function modelSyncRoutes(app: FastifyInstance, store: Store): void {
 }
 
 /**
+ * A field reads its source unless it has none (optional, as in the real service) or has an
+ * override_value ("if provided, 'source' is ignored", the real service's client says).
+ */
+const readsSource = (f: ModelSyncRequest['fields'][number]) => f.source !== undefined && f.override_value === undefined;
+
+/**
  * The source the fields read (fields[].source.model_id: a model of POST /api/models, or a source
- * of POST /_reference/sources): one per sync, so every field names the same one, or none does
- * (such a sync cannot run). A model's fields must be columns of its table.
+ * of POST /_reference/sources): one per sync, so every field that reads a source names the same
+ * one, or none does (such a sync cannot run). A model's fields must be columns of its table.
  */
 function namedSource(store: Store, fields: ModelSyncRequest['fields']): string | null {
-  const first = fields[0]?.source.model_id;
-  for (const [i, { source }] of fields.entries()) {
+  const first = fields.find((f) => readsSource(f))?.source?.model_id;
+  for (const [i, field] of fields.entries()) {
+    const source = field.source;
+    if (!readsSource(field) || source === undefined) continue;
     const model = source.model_id === undefined ? undefined : store.getModel(source.model_id);
     if (source.model_id !== undefined && !model && !store.getSource(source.model_id)) throw fieldError(`/fields/${i}/source/model_id`, `names no model or source (${source.model_id})`);
-    if (source.model_id !== first) throw fieldError(`/fields/${i}/source/model_id`, 'must name the same source as /fields/0/source/model_id: a sync reads one source');
+    if (source.model_id !== first) throw fieldError(`/fields/${i}/source/model_id`, 'must name the same source as the first field with a source: a sync reads one source');
     if (model && !model.fields.some((column) => column.name === source.field)) {
       throw fieldError(`/fields/${i}/source/field`, `is not a field of model ${model.id} (its fields: ${model.fields.map((f) => f.name).join(', ')})`);
     }
@@ -80,13 +88,18 @@ function namedSource(store: Store, fields: ModelSyncRequest['fields']): string |
   return first ?? null;
 }
 
-/** Column -> delivered name; two fields delivered under one name would make a record ambiguous. */
+/**
+ * Column -> delivered name; a field that reads no source delivers its override_value (the real
+ * service's fixed value), null when it has none. Two fields delivered under one name would make
+ * a record ambiguous.
+ */
 function fieldSelection(fields: ModelSyncRequest['fields']): FieldSelection[] {
   const seen = new Set<string>();
-  return fields.map(({ source, target }, i) => {
+  return fields.map((f, i) => {
+    const { target } = f;
     if (seen.has(target)) throw fieldError(`/fields/${i}/target`, `repeats the target name ${JSON.stringify(target)}: each field is delivered under its own name`);
     seen.add(target);
-    return { field: source.field, target };
+    return readsSource(f) && f.source ? { field: f.source.field, target } : { field: null, target, value: f.override_value ?? null };
   });
 }
 

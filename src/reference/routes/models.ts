@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { connectionKind } from '../connection-kinds.ts';
 import { ApiError, fieldError } from '../errors.ts';
-import { isMadeUpHost, reason, splitTableName, tableColumns, type SourceDatabases } from '../source-db.ts';
+import { isMadeUpHost, primaryKeyColumn, reason, splitTableName, tableColumns, type SourceDatabases } from '../source-db.ts';
 import type { Model, Store } from '../store.ts';
 import { isObject } from '../validation.ts';
 
@@ -23,7 +23,8 @@ export function modelRoutes(app: FastifyInstance, store: Store, databases: Sourc
     if (!isObject(body.configuration)) throw fieldError('/configuration', 'is required and must be an object with table');
     if (body.configuration.query !== undefined) throw fieldError('/configuration/query', 'is not served: the reference makes models over a table only (configuration.table)');
     const tableName = nonEmptyString(body.configuration.table, '/configuration/table');
-    const identifier = nonEmptyString(body.identifier, '/identifier');
+    // Optional, as in the real service: without it the table's primary key keys the rows.
+    const sentIdentifier = body.identifier === undefined ? undefined : nonEmptyString(body.identifier, '/identifier');
 
     const connection = store.getConnection(connectionId);
     if (!connection) throw fieldError('/connection_id', `names no connection (${connectionId})`);
@@ -35,12 +36,15 @@ export function modelRoutes(app: FastifyInstance, store: Store, databases: Sourc
     }
     const { schema, table } = splitTableName(tableName);
     let fields: Model['fields'];
+    let primaryKey: string | undefined;
     try {
-      fields = await databases.withClient(connection.configuration, (client) => tableColumns(client, schema, table));
+      [fields, primaryKey] = await databases.withClient(connection.configuration, (client) => Promise.all([tableColumns(client, schema, table), primaryKeyColumn(client, schema, table)]));
     } catch (error) {
       throw fieldError('/connection_id', `names a connection whose database cannot be read: ${reason(error, connection.configuration)}`);
     }
     if (fields.length === 0) throw fieldError('/configuration/table', `names no table of the database (${schema}.${table})`);
+    const identifier = sentIdentifier ?? primaryKey;
+    if (identifier === undefined) throw fieldError('/identifier', `is required: ${schema}.${table} has no single-column primary key to key its rows by`);
     if (!fields.some((field) => field.name === identifier)) {
       throw fieldError('/identifier', `is not a column of ${schema}.${table} (its columns: ${fields.map((f) => f.name).join(', ')})`);
     }
