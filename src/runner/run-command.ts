@@ -23,6 +23,8 @@ import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
+import { CREATED_LOG_FILE } from '../report/created-log.ts';
+import { DELETE_BOUND_MS, deleteCreated, INTERRUPTED_DELETE_BOUND_MS } from './delete-created.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -79,7 +81,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE]) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE, CREATED_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {
@@ -233,10 +235,14 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       log.emit({ type: 'delivery', delivery });
     };
     heartbeat.start();
-    const finish = (interrupted?: string): number => {
+    const finish = async (interrupted?: string): Promise<number> => {
       heartbeat.stop();
       collectDeliveries(reportsDir, log, announced);
       collectErrorAnswers(reportsDir, log);
+      // Before the verdict: what the run created on the target goes (a failure is a note, not a
+      // check's). Interrupted, they get less time: the reports wait for them, and a CI job has
+      // seconds between its SIGTERM and its SIGKILL.
+      await deleteCreated(settings, log, redactor, interrupted ? INTERRUPTED_DELETE_BOUND_MS : DELETE_BOUND_MS);
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       const folded = writeReports(reportsDir, log.events, redactor);
@@ -253,18 +259,18 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // A CI timeout (SIGTERM), ^C or the run's own budget: what was judged is reported, the rest is
     // an error, and the reports are complete before the process exits.
     let stopped = false;
-    const stop = (why: string) => {
+    const stop = async (why: string) => {
       if (stopped) return;
       stopped = true;
-      const code = finish(why);
+      const code = await finish(why);
       // The reports are complete; the run's tables go before the process does (bounded in time).
       sourceDb?.finishSync(runId);
       process.exit(code);
     };
-    const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
+    const onSignal = (signal: NodeJS.Signals) => void stop(`interrupted by ${signal}`);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const budget = setTimeout(() => stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
+    const budget = setTimeout(() => void stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
     budget.unref();
     try {
       for (const [index, version] of versions.entries()) {
@@ -285,8 +291,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
+    // An interruption that came meanwhile is finishing the run itself, and ends the process.
+    if (stopped) return await new Promise<number>(() => undefined);
     stopped = true;
-    return finish();
+    return await finish();
   } finally {
     await reference?.close();
     await sourceDb?.finish(runId);
