@@ -24,7 +24,7 @@ import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { CREATED_LOG_FILE } from '../report/created-log.ts';
-import { DELETE_BOUND_MS, deleteCreated, INTERRUPTED_DELETE_BOUND_MS } from './delete-created.ts';
+import { deleteCreated, deleteCreatedSync } from './delete-created.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -235,14 +235,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       log.emit({ type: 'delivery', delivery });
     };
     heartbeat.start();
-    const finish = async (interrupted?: string): Promise<number> => {
+    const finish = (interrupted?: string): number => {
       heartbeat.stop();
       collectDeliveries(reportsDir, log, announced);
       collectErrorAnswers(reportsDir, log);
-      // Before the verdict: what the run created on the target goes (a failure is a note, not a
-      // check's). Interrupted, they get less time: the reports wait for them, and a CI job has
-      // seconds between its SIGTERM and its SIGKILL.
-      await deleteCreated(settings, log, redactor, interrupted ? INTERRUPTED_DELETE_BOUND_MS : DELETE_BOUND_MS);
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       const folded = writeReports(reportsDir, log.events, redactor);
@@ -259,18 +255,21 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // A CI timeout (SIGTERM), ^C or the run's own budget: what was judged is reported, the rest is
     // an error, and the reports are complete before the process exits.
     let stopped = false;
-    const stop = async (why: string) => {
+    const stop = (why: string) => {
       if (stopped) return;
       stopped = true;
-      const code = await finish(why);
+      // What the run created on the target goes first, within seconds (the reports wait for it,
+      // and a CI job has seconds between its SIGTERM and its SIGKILL); a failure is a note.
+      deleteCreatedSync(settings, log, redactor);
+      const code = finish(why);
       // The reports are complete; the run's tables go before the process does (bounded in time).
       sourceDb?.finishSync(runId);
       process.exit(code);
     };
-    const onSignal = (signal: NodeJS.Signals) => void stop(`interrupted by ${signal}`);
+    const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
-    const budget = setTimeout(() => void stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
+    const budget = setTimeout(() => stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
     budget.unref();
     try {
       for (const [index, version] of versions.entries()) {
@@ -291,10 +290,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-    // An interruption that came meanwhile is finishing the run itself, and ends the process.
-    if (stopped) return await new Promise<number>(() => undefined);
+    // Before the verdict: what the run created on the target goes (a failure is a note, not a check's).
+    await deleteCreated(settings, log, redactor);
     stopped = true;
-    return await finish();
+    return finish();
   } finally {
     await reference?.close();
     await sourceDb?.finish(runId);

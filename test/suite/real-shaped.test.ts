@@ -1,9 +1,13 @@
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startReference, type RunningReference } from '../../src/reference/index.ts';
 import { readEvents } from '../../src/report/events.ts';
-import { ROOT, runCli } from './run-cli.ts';
+import { CREATED_LOG_FILE, readCreated } from '../../src/report/created-log.ts';
+import { ROOT, runCli, withoutTargetEnv } from './run-cli.ts';
 
 // Issue 16's acceptance: a target shaped like the real service, whose capture log is behind
 // signed, expiring URLs to gzip JSON-lines files on a second origin (the reference with
@@ -40,4 +44,32 @@ test('the real-shaped target with its log behind signed URLs is CONFORMANT, and 
   expect(cleanup).toMatchObject({ failures: [], notTried: 0, kept: {} });
   expect((cleanup as { deleted: number }).deleted).toBeGreaterThan(20);
   expect(run.stdout).toMatch(/dss-conformance: note: deleted \d+ resources the run created/);
+});
+
+test('interrupted (SIGTERM), the run deletes what it had created before it writes its reports', async () => {
+  const reports = mkdtempSync(join(tmpdir(), 'dssc-interrupted-'));
+  const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', '--base-url', target.baseUrl, '--profile', join(ROOT, 'fixtures/profiles/real-shaped.json'), '--seed', '1', '--only', 'connections', '--reports', reports], {
+    cwd: ROOT,
+    env: { ...withoutTargetEnv(process.env), DSS_API_KEY: KEY, DSS_ORG_KEY: ORG },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  // Waits for the state it needs: creations the run has logged (what it will delete), not a time.
+  const log = join(reports, CREATED_LOG_FILE);
+  while (!existsSync(log) || readCreated(reports).length < 3) {
+    if (child.exitCode !== null) throw new Error(`the run ended before it created anything: ${out}`);
+    await sleep(20);
+  }
+  const before = readCreated(reports).map((r) => r.id);
+  child.kill('SIGTERM');
+  expect(await exited, out).toBe(4);
+  // What it had logged is gone; a creation answered after the signal may be left (cleanup --base-url).
+  for (const id of before) expect(target.store.connections.has(id), id).toBe(false);
+  const events = readEvents(join(reports, 'results.ndjson'));
+  const cleanup = events.findIndex((e) => e.type === 'cleanup');
+  expect(cleanup).toBeGreaterThan(-1);
+  expect(events.at(-1)!.type).toBe('run-end');
+  expect(events.at(-1)).toMatchObject({ interrupted: 'interrupted by SIGTERM' });
 });
