@@ -81,7 +81,10 @@ export async function cleanupCommand(argv: string[], env: NodeJS.ProcessEnv = pr
     const variable = env[envName(flag)];
     return variable ? { value: variable, label: envName(flag) } : undefined;
   };
-  const chosen = SOURCES.filter((s) => given(s.flags[0]!) !== undefined);
+  // A place named by a flag is cleaned, and no other; without one, each whose variable is set
+  // (DSS_BASE_URL set for runs does not add the target to a cleanup --source-db).
+  const byFlag = SOURCES.filter((s) => typeof parsed[s.flags[0]!] === 'string');
+  const chosen = byFlag.length > 0 ? byFlag : SOURCES.filter((s) => given(s.flags[0]!) !== undefined);
   if (chosen.length === 0) throw new UsageError(`cleanup: name what to clean: ${SOURCES.map((s) => `--${s.flags[0]} (or ${envName(s.flags[0]!)})`).join(', ')} (see 'dss-conformance cleanup --help')`);
   const olderThanMs = parseDuration(parsed['older-than'] as string | undefined, '--older-than', { minMs: 0, maxMs: 365 * 86_400_000 }) ?? DEFAULT_OLDER_THAN_MS;
   const common: Common = {
