@@ -285,13 +285,14 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collectDeliveries(reportsDir, log, announced);
         collectErrorAnswers(reportsDir, log);
       }
+      // Before the verdict: what the run created on the target goes (a failure is a note, not a
+      // check's). Still under the signal handlers: ^C meanwhile finishes the run as any interruption.
+      await deleteCreated(settings, log, redactor);
     } finally {
       clearTimeout(budget);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-    // Before the verdict: what the run created on the target goes (a failure is a note, not a check's).
-    await deleteCreated(settings, log, redactor);
     stopped = true;
     return finish();
   } finally {
