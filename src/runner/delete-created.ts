@@ -3,9 +3,8 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CREATED_LOG_FILE, readCreated } from '../report/created-log.ts';
-import type { EventLog } from '../report/events.ts';
+import type { EventLog, RunEvent } from '../report/events.ts';
 import type { Redactor } from '../report/redact.ts';
-import { consoleSafe } from '../report/safe-text.ts';
 import { cleanupLines, type DeleteOutcome, type TargetAccess } from './delete-resources.ts';
 import type { RunSettings } from './settings.ts';
 
@@ -46,7 +45,7 @@ function job(settings: RunSettings, boundMs: number): DeleteJob | undefined {
 
 function report(settings: RunSettings, log: EventLog, redactor: Redactor, outcome: DeleteOutcome): void {
   const lines = cleanupLines(outcome, 'the run created');
-  for (const line of lines) process.stdout.write(consoleSafe(redactor.text(`dss-conformance: note: ${line}`)) + '\n');
+  // The console prints these with the verdict's lines (cleanupNotes), after the last check's.
   log.emit({ type: 'cleanup', deleted: outcome.deleted.length, failures: outcome.failures, kept: outcome.kept, notTried: outcome.notTried, lines });
   rmSync(join(settings.reportsDir, CREATED_LOG_FILE), { force: true });
 }
@@ -74,4 +73,9 @@ export function deleteCreatedSync(settings: RunSettings, log: EventLog, redactor
     outcome = { deleted: [], failures: [], kept: {}, notTried: j.resources.length };
   }
   report(settings, log, redactor, outcome);
+}
+
+/** The console's note lines about the run's deletes, from the stream. */
+export function cleanupNotes(events: readonly RunEvent[]): string {
+  return events.flatMap((e) => (e.type === 'cleanup' ? e.lines : [])).map((line) => `dss-conformance: note: ${line}\n`).join('');
 }

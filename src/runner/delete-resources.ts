@@ -20,8 +20,10 @@ export interface DeleteOutcome {
   failures: DeleteFailure[];
   /** Resources of kinds the profile gives no delete for, counted by kind. */
   kept: Partial<Record<ResourceKind, number>>;
-  /** Resources not tried because the time bound ran out. */
+  /** Resources not tried: the time bound ran out, or the target stopped answering. */
   notTried: number;
+  /** Why the target was taken as not answering (a delete got no answer), when it was. */
+  noAnswer?: string;
 }
 
 export interface TargetAccess {
@@ -40,7 +42,10 @@ export function cleanupClient(t: TargetAccess): ApiClient {
   return new ApiClient({ baseUrl: t.baseUrl, apiKey: t.apiKey, orgKey: t.orgKey, basic: t.basic, version: t.version, timeoutMs: t.timeoutMs, maxRps: t.maxRps, redactor: t.redactor, maxRetryAfterMs: 5_000 });
 }
 
-/** Deletes one resource: undefined when it is gone (2xx, or 404/410: already gone), else why not. */
+/** A delete that got no answer: the target is not answering, so the rest are not tried. */
+export class NoAnswer extends Error {}
+
+/** Deletes one resource: undefined when it is gone (2xx, or 404/410: already gone), else why not. Throws NoAnswer when no answer came. */
 export async function deleteOne(client: ApiClient, spec: NonNullable<CleanupSpec[ResourceKind]>, r: CreatedResource): Promise<string | undefined> {
   try {
     const path = interpolate(spec.delete.path, { id: r.id, name: r.name ?? '' }, `deleting ${KIND_LABELS[r.kind]} ${r.id}`, encodeURIComponent);
@@ -49,13 +54,15 @@ export async function deleteOne(client: ApiClient, spec: NonNullable<CleanupSpec
     const message = (res.json as { message?: unknown } | undefined)?.message;
     return `answered ${res.status}${typeof message === 'string' && message ? ` (${message.split('\n')[0]!.slice(0, 200)})` : ''}`;
   } catch (error) {
-    return error instanceof TransportError ? error.message.split('\n')[0]! : (error as Error).message.split('\n')[0]!;
+    if (error instanceof TransportError) throw new NoAnswer(error.message.split('\n')[0]!);
+    return (error as Error).message.split('\n')[0]!;
   }
 }
 
 /**
  * Deletes resources kind by kind, dependents first (syncs, then models, then connections), within
- * boundMs: what is left when it runs out is counted, not tried.
+ * boundMs: what is left when it runs out, or once a delete got no answer at all (a target that
+ * stopped answering costs one timeout, not one per resource), is counted, not tried.
  */
 export async function deleteResources(client: ApiClient, spec: CleanupSpec | undefined, resources: readonly CreatedResource[], redactor: Redactor, boundMs: number): Promise<DeleteOutcome> {
   const until = Date.now() + boundMs;
@@ -69,11 +76,19 @@ export async function deleteResources(client: ApiClient, spec: CleanupSpec | und
       continue;
     }
     for (const r of ofKind) {
-      if (Date.now() >= until) {
+      if (Date.now() >= until || out.noAnswer !== undefined) {
         out.notTried++;
         continue;
       }
-      const problem = await deleteOne(client, how, r);
+      let problem: string | undefined;
+      try {
+        problem = await deleteOne(client, how, r);
+      } catch (error) {
+        if (!(error instanceof NoAnswer)) throw error;
+        out.noAnswer = redactor.text(error.message);
+        out.failures.push({ kind, id: r.id, ...(r.name !== undefined ? { name: r.name } : {}), reason: out.noAnswer });
+        continue;
+      }
       if (problem === undefined) out.deleted.push(r);
       else out.failures.push({ kind, id: r.id, ...(r.name !== undefined ? { name: r.name } : {}), reason: redactor.text(problem) });
     }
@@ -89,6 +104,6 @@ export function cleanupLines(o: DeleteOutcome, what: string): string[] {
   for (const [kind, n] of Object.entries(o.kept) as Array<[ResourceKind, number]>) lines.push(`kept ${count(n, kind)} ${what}: the profile declares no delete for them (cleanup.${kind}.delete)`);
   for (const f of o.failures.slice(0, 10)) lines.push(`could not delete ${KIND_LABELS[f.kind]} ${f.id}${f.name ? ` (${f.name.slice(0, 80)})` : ''}: ${f.reason}`);
   if (o.failures.length > 10) lines.push(`could not delete ${o.failures.length - 10} more`);
-  if (o.notTried > 0) lines.push(`left ${count(o.notTried, 'resource')} ${what} undeleted: the time for deleting ran out (dss-conformance cleanup --base-url removes them later)`);
+  if (o.notTried > 0) lines.push(`left ${count(o.notTried, 'resource')} ${what} undeleted: ${o.noAnswer ? 'the target stopped answering' : 'the time for deleting ran out'} (dss-conformance cleanup --base-url removes them later)`);
   return lines;
 }

@@ -24,7 +24,7 @@ import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { CREATED_LOG_FILE } from '../report/created-log.ts';
-import { deleteCreated, deleteCreatedSync } from './delete-created.ts';
+import { cleanupNotes, deleteCreated, deleteCreatedSync } from './delete-created.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -244,6 +244,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       const folded = writeReports(reportsDir, log.events, redactor);
       writeRunRequests(reportsDir, settings);
       for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
+      process.stdout.write(consoleSafe(redactor.text(cleanupNotes(log.events))));
       const annotations = ciOutputs(folded, redactor);
       const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));
       // The verdict line comes last: the reports and the rerun line go before the summary's end.
