@@ -36,7 +36,7 @@ async function listKind(client: ApiClient, kind: ResourceKind, list: NonNullable
   try {
     res = await client.get(list.path);
   } catch (error) {
-    if (error instanceof TransportError) throw new UnreachableError(`listing ${KIND_LABELS[kind]}s: ${error.message.split("\n")[0]}`);
+    if (error instanceof TransportError) throw new UnreachableError(`listing ${KIND_LABELS[kind]}s: ${error.message.split('\n')[0]}`);
     throw error;
   }
   if (res.status < 200 || res.status >= 300) throw new Error(`listing ${KIND_LABELS[kind]}s (GET ${list.path}) answered ${res.status}`);
