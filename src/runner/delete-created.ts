@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { CREATED_LOG_FILE, readCreated } from '../report/created-log.ts';
 import type { EventLog, RunEvent } from '../report/events.ts';
 import type { Redactor } from '../report/redact.ts';
+import { consoleSafe } from '../report/safe-text.ts';
 import { cleanupLines, type DeleteOutcome, type TargetAccess } from './delete-resources.ts';
 import type { RunSettings } from './settings.ts';
 
@@ -15,8 +16,8 @@ import type { RunSettings } from './settings.ts';
 
 /** How long the deletes at a run's end may take; what is left is said, and cleanup --base-url removes it later. */
 export const DELETE_BOUND_MS = 60_000;
-/** Interrupted (SIGTERM, ^C, the run's budget): the reports wait for these deletes, and a CI job has seconds before its SIGKILL. */
-export const INTERRUPTED_DELETE_BOUND_MS = 5_000;
+/** Interrupted (SIGTERM, ^C, the run's budget): the process waits for these deletes, and a CI job has seconds before its SIGKILL. */
+export const INTERRUPTED_DELETE_BOUND_MS = 3_000;
 
 /** What the child (delete-created-child.ts) is given, in its environment (never argv, which ps shows). */
 export interface DeleteJob {
@@ -59,9 +60,10 @@ export async function deleteCreated(settings: RunSettings, log: EventLog, redact
 
 /**
  * The same, in a child process it waits for: a signal's handler must finish synchronously (vitest
- * exits the process right after it). A child that cannot finish in time is said as such.
+ * exits the process right after it). Run after the reports are written, so it says what it did on
+ * the console only. A child that cannot finish in time is said as such.
  */
-export function deleteCreatedSync(settings: RunSettings, log: EventLog, redactor: Redactor): void {
+export function deleteCreatedSync(settings: RunSettings, redactor: Redactor): void {
   const j = job(settings, INTERRUPTED_DELETE_BOUND_MS);
   if (!j) return;
   const script = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './delete-created-child.ts' : './delete-created-child.js', import.meta.url));
@@ -72,7 +74,9 @@ export function deleteCreatedSync(settings: RunSettings, log: EventLog, redactor
   } catch {
     outcome = { deleted: [], failures: [], kept: {}, notTried: j.resources.length };
   }
-  report(settings, log, redactor, outcome);
+  const lines = cleanupLines(outcome, 'the run created').map((line) => `dss-conformance: note: ${line}\n`).join('');
+  process.stdout.write(consoleSafe(redactor.text(lines)));
+  rmSync(join(settings.reportsDir, CREATED_LOG_FILE), { force: true });
 }
 
 /** The console's note lines about the run's deletes, from the stream. */

@@ -259,12 +259,15 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const stop = (why: string) => {
       if (stopped) return;
       stopped = true;
-      // What the run created on the target goes first, within seconds (the reports wait for it,
-      // and a CI job has seconds between its SIGTERM and its SIGKILL); a failure is a note.
-      deleteCreatedSync(settings, log, redactor);
       const code = finish(why);
+      // The reports first (a CI job has seconds between its SIGTERM and its SIGKILL), then what
+      // the run created on the target goes, within seconds; said on the console only, as the
+      // stream has ended.
+      deleteCreatedSync(settings, redactor);
       // The reports are complete; the run's tables go before the process does (bounded in time).
       sourceDb?.finishSync(runId);
+      // The worker runs on meanwhile: what it wrote after the reports were made is not reported.
+      for (const file of [ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, CREATED_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
       process.exit(code);
     };
     const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
