@@ -32,7 +32,7 @@ test('the real-shaped target with its log behind signed URLs is CONFORMANT, and 
   expect(run.code).toBe(0);
   const wh022 = run.result!.checks.filter((c) => c.id === 'WH-022');
   expect(wh022.map((c) => c.status)).toEqual(['passed']);
-  // The log was read from the files: the run read no log inline, and the key never went there.
+  // The log was read from the files (the run's read holds none on this target), and the key never went there.
   const requests = readFileSync(join(run.reports, 'requests.json'), 'utf8');
   expect(requests).toMatch(/\/executions\/<id\d+>\/records"/);
   expect(target.logFiles!.credentialed).toBe(0);

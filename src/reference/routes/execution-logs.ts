@@ -8,13 +8,21 @@ import type { Store } from '../store.ts';
 // errors, warnings, inserts, updates, deletes). The capture log (Spec › Events › Emission 6) is the
 // records log here: one entry per delivery, {at, request, response}. The file format of the real
 // service is not documented; this one is gzip-compressed JSON lines. Served when the reference
-// is started with captureLog 'signed-urls'.
+// is started with captureLog 'signed-urls', which also takes the log out of the run's read.
 
 const LOG_TYPES = new Set(['records', 'errors', 'warnings', 'inserts', 'updates', 'deletes']);
 
 type Params = { Params: { id: string; execution_id: string; type: string } };
 
 export function executionLogRoutes(app: FastifyInstance, store: Store, files: SignedLogFiles): void {
+  // As the real service: the run's read holds no log of its own (the reference's data.requests).
+  app.addHook('preSerialization', async (request, _reply, payload: unknown) => {
+    if (request.method !== 'GET' || request.routeOptions.url !== '/api/syncs/:id/executions/:execution_id') return payload;
+    const data = (payload as { data?: Record<string, unknown> } | null)?.data;
+    if (data && typeof data === 'object') delete data.requests;
+    return payload;
+  });
+
   app.get<Params>('/api/syncs/:id/executions/:execution_id/:type', async (request) => {
     const { id, execution_id: runId, type } = request.params;
     const sync = store.getModelSync(id);
