@@ -71,3 +71,14 @@ test('interrupted (SIGTERM), the run writes its reports, then deletes what it ha
   expect(readEvents(join(reports, 'results.ndjson')).at(-1)).toMatchObject({ type: 'run-end', interrupted: 'interrupted by SIGTERM' });
   expect(out).toMatch(/^INTERRUPTED interrupted by SIGTERM[^]*\ndss-conformance: note: deleted \d+ resources the run created\n/m);
 });
+
+test('WH-022 judges what it reads from the files: a log that misstates a status fails it', async () => {
+  const faulty = await startReference({ port: 0, apiKey: KEY, orgKey: ORG, captureLog: 'signed-urls', faults: ['capture-failure-logged-200'] });
+  try {
+    const run = await runCli(['run', '--base-url', faulty.baseUrl, '--profile', join(ROOT, 'fixtures/profiles/real-shaped.json'), '--only', 'WH-022', '--seed', '3', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG });
+    expect(run.result?.checks.map((c) => [c.id, c.status]), run.stdout).toEqual([['WH-022', 'failed']]);
+    expect(run.code).toBe(1);
+  } finally {
+    await faulty.close();
+  }
+});
