@@ -329,16 +329,20 @@ const captureOff = () => scenario('capture-off', { rows: 5, sync: { recordReques
 
 check('WH-022 with capture on (default) each request and its response are logged, one entry per request; with capture off none is', async (t) => {
   const on = await given(t, main);
-  if (on.runs.some((r) => r.outcome.captured === null)) throw new Unmet('the capture log is not observable: the adapter returns captured: null');
+  const unread = on.runs.find((r) => r.outcome.captured === null);
+  if (unread) throw new Unmet(unread.captureProblem ? `the capture log could not be read: ${unread.captureProblem}` : 'the capture log is not observable: the adapter returns captured: null');
   // A failing receiver: the failing answer must be logged as it was given.
   const [failing] = await need(t, `a sync delivering to a receiver that answers ${CAPTURE_CASE.status} from its second batch`, () => failingScenarios([CAPTURE_CASE]));
   const runs = [...on.runs.map((r, i) => [`main run ${i + 1}`, r] as const), [`${CAPTURE_CASE.status} from batch 2`, failing!.run] as const];
+  const unreadRun = runs.find(([, r]) => r.outcome.captured === null)?.[1];
+  if (unreadRun) throw new Unmet(`the capture log could not be read: ${unreadRun.captureProblem ?? 'the adapter returns captured: null'}`);
   for (const [label, run] of runs) {
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
   }
   const off = await given(t, captureOff);
   const offLog = off.runs[0]!.outcome.captured;
+  if (offLog === null && off.runs[0]!.captureProblem) throw new Unmet(`the capture log could not be read: ${off.runs[0]!.captureProblem}`);
   if (offLog && offLog.length > 0) fail(`capture is off, but the run's history logs ${offLog.length} exchanges`);
 });
 

@@ -10,7 +10,7 @@ commands:
   coverage   list requirements with their level and the checks that cover them
   baseline   write a known-failures baseline (for run --baseline) from a results.json
   merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
-  cleanup    drop the source-database tables that killed runs left behind (cleanup --source-db URL)
+  cleanup    remove what killed runs left behind: source-database tables (--source-db URL), target resources (--base-url URL)
   verify     check a report folder against its results.ndjson: the digest and the verdict
   diff       compare two runs' report folders: newly failing, fixed, still failing, newly not judged
 

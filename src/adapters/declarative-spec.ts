@@ -33,11 +33,31 @@ export interface DeclarativeSpec {
     /** Within one entry of the capture log (defaults /request, /response/status, /response/error). */
     capture?: { request?: string; status?: string; error?: string };
   };
+  /**
+   * The capture log read apart from the run (the real service: GET
+   * /api/syncs/{id}/executions/{execution_id}/{type} answers signed URLs to log files), once the
+   * run has ended. Used when readRun has no captureLog.
+   */
+  readLog?: ReadLogSpec;
   statuses: { inProgress: string[]; completed: string[]; failed: string[]; canceled: string[] };
 }
 
+/** How a run's capture log is read: the answer holds the entries, or the URLs of files that hold them. */
+export interface ReadLogSpec extends DeclarativeRequest {
+  /** Where the entries are in the answer (a list; null: an empty log). */
+  entries?: string;
+  /** Where the URL, or the list of URLs, of the log files is; each file is fetched and its entries read. */
+  urls?: string;
+  /** How a file holds its entries: one JSON value a line (default), or one JSON array. */
+  format?: 'json-lines' | 'json-array';
+  /** Whether files are gzip-compressed; absent: told by their first bytes. */
+  gzip?: boolean;
+  /** Within one entry (defaults /request, /response/status, /response/error). */
+  capture?: { request?: string; status?: string; error?: string };
+}
+
 export type OperationName = Exclude<keyof DeclarativeSpec, 'statuses'>;
-export const OPERATIONS: readonly OperationName[] = ['createWebhookConnection', 'createSourceConnection', 'createModel', 'createModelSync', 'startRun', 'readRun'];
+export const OPERATIONS: readonly OperationName[] = ['createWebhookConnection', 'createSourceConnection', 'createModel', 'createModelSync', 'startRun', 'readRun', 'readLog'];
 
 const DB: Shape = { hostname: 'value', port: 'value', database: 'value', username: 'value', password: 'value', ssl: 'value', schema: 'value' };
 const TABLE: Shape = { schema: 'value', name: 'value', qualifiedName: 'value', key: 'value' };
@@ -54,6 +74,7 @@ export const VARIABLES: Readonly<Record<OperationName, Readonly<Record<string, S
   },
   startRun: { syncId: 'value' },
   readRun: { syncId: 'value', runId: 'value' },
+  readLog: { syncId: 'value', runId: 'value' },
 };
 
 /**
@@ -62,7 +83,9 @@ export const VARIABLES: Readonly<Record<OperationName, Readonly<Record<string, S
  */
 export function checkDeclarative(spec: DeclarativeSpec, at = '/adapter/declarative'): string | undefined {
   for (const op of OPERATIONS) {
-    const { path, body } = spec[op];
+    const operation = spec[op];
+    if (operation === undefined) continue;
+    const { path, body } = operation;
     const problem = checkTemplate(path, VARIABLES[op], `${at}/${op}/path`) ?? (body === undefined ? undefined : checkTemplate(body, VARIABLES[op], `${at}/${op}/body`));
     if (problem) return problem;
   }

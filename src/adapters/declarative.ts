@@ -3,6 +3,7 @@ import type { DeclarativeRequest, DeclarativeSpec, Method } from './declarative-
 import { pollRun, startRunWaitingOutConflict, successOf } from './run-polling.ts';
 import { interpolate, render, type Variables } from './template.ts';
 import type { AdapterContext, AdapterResponse, CapturedExchange, RunOutcome, TargetAdapter } from './types.ts';
+import { captureLogOf, exchangeOf } from './capture-log.ts';
 import { Redactor } from '../report/redact.ts';
 
 // An adapter that is only configuration: the profile's adapter.declarative says, per operation,
@@ -36,13 +37,7 @@ function capturedOf(json: unknown, spec: ReadRun): CapturedExchange[] | null {
   if (spec.captureLog === undefined) return null;
   const log = atPointer(json, spec.captureLog);
   if (log === undefined) return null;
-  const at = { request: '/request', status: '/response/status', error: '/response/error', ...spec.capture };
-  return (Array.isArray(log) ? log : []).map((entry: unknown) => {
-    const status = atPointer(entry, at.status);
-    const error = atPointer(entry, at.error);
-    const response = typeof status === 'number' ? { status } : typeof error === 'string' ? { error } : null;
-    return { request: atPointer(entry, at.request) ?? null, response };
-  });
+  return (Array.isArray(log) ? log : []).map((entry: unknown) => exchangeOf(entry, spec.capture));
 }
 
 /** The run's end as the suite judges it: record errors from the count, else from the list's length. */
@@ -131,5 +126,16 @@ export function declarativeAdapter(ctx: AdapterContext, spec: DeclarativeSpec, l
         return outcomeOf(end.answer.json, end.status, end.failed, op);
       });
     },
+
+    // Only when the profile says how: without readLog the log is not observable (captured: null).
+    ...(spec.readLog && {
+      async readCaptureLog(syncId: string, runId: string) {
+        const op = spec.readLog!;
+        return guarded(async () => {
+          const answer = successOf(await send(op, 'GET', { syncId, runId }, 'reading a run\'s capture log'), 'reading a run\'s capture log');
+          return captureLogOf(ctx, answer, op);
+        });
+      },
+    }),
   };
 }

@@ -5,7 +5,8 @@
 //
 // Changes since the first contract, each backwards compatible: the context has `options` and
 // `poll`, request() answers carry `headers`; createSource gets a third argument (the columns);
-// the sync settings carry `key`; RunOutcome may say `recordErrors`. An adapter written against the
+// the sync settings carry `key`; RunOutcome may say `recordErrors`; readCaptureLog reads the capture
+// log apart from the run. An adapter written against the
 // first contract still loads and works as before.
 //
 // Since the source-database contract: the kit owns the source rows. It creates a table per
@@ -165,6 +166,14 @@ export interface TargetAdapter {
   startRun(syncId: string): Promise<{ id: string }>;
   /** Resolves when the run has ended (or rejects after timeoutMs, which is poll.timeoutMs). */
   waitForRun(syncId: string, runId: string, timeoutMs: number): Promise<RunOutcome>;
+  /**
+   * The capture log of an ended run, read apart from the run (the real service keeps it behind
+   * signed URLs to log files: src/adapters/capture-log.ts reads those): called when waitForRun's
+   * outcome has `captured: null`. [] when the log is there but empty; null when it cannot be
+   * observed. A log file on another origin than the target's must be fetched without the kit's
+   * credentials.
+   */
+  readCaptureLog?(syncId: string, runId: string): Promise<CapturedExchange[] | null>;
   /** Removes what the adapter created in this run, where the target allows it. */
   cleanup?(): Promise<void>;
 }

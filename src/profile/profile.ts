@@ -5,6 +5,7 @@ import { UsageError, readJsonFile } from '../cli-errors.ts';
 import { describeErrors } from '../schemas.ts';
 import { fixturesDir } from '../paths.ts';
 import { checkDeclarative, type DeclarativeSpec } from '../adapters/declarative-spec.ts';
+import { checkCleanup, type CleanupSpec } from './cleanup-spec.ts';
 
 export type KindName = 'crm' | 'marketing' | 'objectStore' | 'relationalDatabase' | 'webhook';
 export const KIND_NAMES: readonly KindName[] = ['crm', 'marketing', 'objectStore', 'relationalDatabase', 'webhook'];
@@ -39,6 +40,8 @@ export interface Profile {
   bulkSync?: { existingId?: string };
   /** The service's product name, the first product of its deliveries' User-Agent (WH-009). */
   webhooks?: { productName?: string };
+  /** How the target deletes and lists each kind of resource the kit creates (cleanup-spec.ts). */
+  cleanup?: CleanupSpec;
   /** PROFILE requirements the target declares unsupported, with the reason (README › Verdicts). */
   unsupported?: Record<string, string>;
   /**
@@ -80,7 +83,8 @@ export function loadProfile(path: string, env: NodeJS.ProcessEnv = process.env):
   }
   // What the schema cannot see: the variables of the declarative adapter's templates.
   const declarative = (resolved as Profile).adapter?.declarative;
-  const problem = declarative && checkDeclarative(declarative);
+  const cleanup = (resolved as Profile).cleanup;
+  const problem = (declarative && checkDeclarative(declarative)) || (cleanup && checkCleanup(cleanup));
   if (problem) throw new UsageError(`profile ${path}: ${problem}`);
   const all = new Set(secrets);
   collectLiteralSecrets(raw, false, all);

@@ -12,6 +12,9 @@ import { executionRoutes } from './routes/executions.ts';
 import { modelSyncRoutes } from './routes/model-syncs.ts';
 import { testControlRoutes } from './routes/test-control.ts';
 import { modelRoutes } from './routes/models.ts';
+import { deleteRoutes } from './routes/deletes.ts';
+import { executionLogRoutes } from './routes/execution-logs.ts';
+import { SignedLogFiles } from './log-files.ts';
 import { Runs } from './runs.ts';
 import { SourceDatabases } from './source-db.ts';
 import { Store } from './store.ts';
@@ -22,6 +25,8 @@ export interface Reference {
   store: Store;
   config: ReferenceConfig;
   runs: Runs;
+  /** The log files' storage origin, when the capture log is behind signed URLs (captureLog 'signed-urls'). */
+  logFiles?: SignedLogFiles;
   apiKey: string;
   orgKey: string;
 }
@@ -49,21 +54,25 @@ export function createReference(options: ReferenceOptions = {}): Reference {
   applyFaults(options.faults ?? [], { app, store, config, keys: { apiKey, orgKey } });
   const databases = new SourceDatabases();
   const discovery = new Discovery(databases, config);
+  const runs = new Runs(store, config, databases);
+  // Before the creations: it stamps each with its time, for the lists.
+  deleteRoutes(app, store, runs);
   connectionRoutes(app, store, config, discovery);
   connectionTypeRoutes(app);
   bulkSyncRoutes(app, store, config, discovery);
   modelSyncRoutes(app, store);
   errorHandlingRoutes(app, store);
   modelRoutes(app, store, databases);
-  const runs = new Runs(store, config, databases);
   executionRoutes(app, store, runs);
+  const logFiles = options.captureLog === 'signed-urls' ? new SignedLogFiles(options.host ?? '127.0.0.1', options.logUrlTtlMs) : undefined;
+  if (logFiles) executionLogRoutes(app, store, logFiles);
   testControlRoutes(app, store);
   app.addHook('onClose', async () => {
     // Ending the database clients first lets discoveries and runs that wait on them end at once.
     await databases.close();
-    await Promise.all([discovery.close(), runs.close()]);
+    await Promise.all([discovery.close(), runs.close(), logFiles?.close()]);
   });
-  return { app, store, config, runs, apiKey, orgKey };
+  return { app, store, config, runs, ...(logFiles ? { logFiles } : {}), apiKey, orgKey };
 }
 
 /** The service as a fastify instance that is not listening, for in-process use (inject, or listen yourself). */

@@ -29,6 +29,14 @@ export interface ReferenceOptions {
   logger?: boolean;
   /** How long one webhook delivery may take, answer included; default 10000. */
   deliveryTimeoutMs?: number;
+  /**
+   * Where a run's capture log is read: 'inline' (the default) in the run's read (data.requests);
+   * 'signed-urls' also as the real service offers it, GET /api/syncs/{id}/executions/{eid}/records
+   * answering signed, expiring URLs to gzip JSON-lines files on a second port (log-files.ts).
+   */
+  captureLog?: 'inline' | 'signed-urls';
+  /** How long a signed log URL stays valid; default 5 min. */
+  logUrlTtlMs?: number;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { EXIT, parseIntFlag } from '../cli-errors.ts';
+import { EXIT, parseIntFlag, UsageError } from '../cli-errors.ts';
 import { parseFlags } from './cli-flags.ts';
 import { DEFAULT_SCHEMA_CACHE_DELAY_MS } from './config.ts';
 import { faultByName } from './faults.ts';
@@ -18,6 +18,9 @@ flags:
   --org-key KEY               Organization key, sent as 'Authorization: Basic base64(KEY:)' (default: $DSS_ORG_KEY, else generated and printed).
   --schema-cache-delay-ms N   Milliseconds after a connection's creation until its source schemas are cached (default ${DEFAULT_SCHEMA_CACHE_DELAY_MS}).
                               Above 0, the first bulk sync on it is answered "No schemas found" however late it comes.
+  --capture-log WHERE         inline (default): a run's capture log in its read (data.requests); signed-urls: also
+                              as the real service offers it, GET /api/syncs/{id}/executions/{eid}/records answering
+                              signed, expiring URLs to gzip JSON-lines files on a second port.
   --fault NAME                Break one rule of the spec on purpose; repeatable ('dss-conformance faults' lists them).
   --help, -h                  Print this help and exit.
 
@@ -29,6 +32,7 @@ const OPTIONS = {
   'api-key': { type: 'string' },
   'org-key': { type: 'string' },
   'schema-cache-delay-ms': { type: 'string' },
+  'capture-log': { type: 'string' },
   fault: { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -59,6 +63,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
   const host = flags.host ?? DEFAULT_HOST;
   const port = parseIntFlag('port', flags.port, 0, 65535) ?? DEFAULT_SERVE_PORT;
   const schemaCacheDelayMs = parseIntFlag('schema-cache-delay-ms', flags['schema-cache-delay-ms'], 0, 86_400_000);
+  const captureLog = flags['capture-log'];
+  if (captureLog !== undefined && captureLog !== 'inline' && captureLog !== 'signed-urls') throw new UsageError(`--capture-log must be inline or signed-urls, got ${JSON.stringify(captureLog)}`);
   const faults = flags.fault ?? [];
   faults.forEach(faultByName); // an unknown name is a usage error before anything listens
   const apiKey = given(flags['api-key'], process.env.DSS_API_KEY);
@@ -66,7 +72,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
 
   let running: RunningReference;
   try {
-    running = await startReference({ host, port, apiKey, orgKey, schemaCacheDelayMs, faults });
+    running = await startReference({ host, port, apiKey, orgKey, schemaCacheDelayMs, faults, ...(captureLog ? { captureLog } : {}) });
   } catch (error) {
     const { code, message } = error as { code?: string; message: string };
     const reason = code === 'EADDRINUSE' ? 'the port is already in use' : message.split('\n')[0];

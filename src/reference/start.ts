@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createReference } from './build.ts';
 import type { ReferenceOptions } from './config.ts';
 import type { Store } from './store.ts';
+import type { SignedLogFiles } from './log-files.ts';
 
 export interface RunningReference {
   /** e.g. http://127.0.0.1:41234, without a trailing slash; paths begin with /api. */
@@ -10,6 +11,8 @@ export interface RunningReference {
   orgKey: string;
   close(): Promise<void>;
   store: Store;
+  /** With captureLog 'signed-urls': the log files' storage (its count of requests that carried credentials). */
+  logFiles?: SignedLogFiles;
 }
 
 export const DEFAULT_HOST = '127.0.0.1';
@@ -31,6 +34,7 @@ export async function startReference(options: ReferenceOptions = {}): Promise<Ru
     apiKey: reference.apiKey,
     orgKey: reference.orgKey,
     store: reference.store,
+    ...(reference.logFiles ? { logFiles: reference.logFiles } : {}),
     close: async () => {
       await app.close();
     },

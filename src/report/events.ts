@@ -70,6 +70,19 @@ export interface ErrorAnswerEvent { type: 'error-answer'; at: string; answer: Er
 export interface SuiteFilesEvent { type: 'suite-files'; at: string; areas: string[] }
 /** A problem outside any check (a spec that failed to load, an unhandled rejection). */
 export interface RunErrorEvent { type: 'run-error'; at: string; message: string }
+/**
+ * What the run did to remove the resources it created on the target (profile cleanup): never a
+ * check's result. `lines` say it as the console did; failures name each resource left.
+ */
+export interface CleanupEvent {
+  type: 'cleanup';
+  at: string;
+  deleted: number;
+  failures: Array<{ kind: string; id: string; name?: string | undefined; reason: string }>;
+  kept: Record<string, number>;
+  notTried: number;
+  lines: string[];
+}
 export interface RunEndEvent {
   type: 'run-end';
   at: string;
@@ -80,7 +93,7 @@ export interface RunEndEvent {
   verdict?: RunVerdict | undefined;
 }
 
-export type RunEvent = RunStartEvent | CheckStartEvent | CheckResultEvent | DeliveryEvent | ReceiverEvent | HeartbeatEvent | ErrorAnswerEvent | SuiteFilesEvent | RunErrorEvent | RunEndEvent;
+export type RunEvent = RunStartEvent | CheckStartEvent | CheckResultEvent | DeliveryEvent | ReceiverEvent | HeartbeatEvent | ErrorAnswerEvent | SuiteFilesEvent | RunErrorEvent | CleanupEvent | RunEndEvent;
 
 /** An event without its timestamp: the log stamps it. */
 export type NewEvent = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'at'> : never) : never;

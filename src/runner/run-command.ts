@@ -23,6 +23,8 @@ import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
+import { CREATED_LOG_FILE } from '../report/created-log.ts';
+import { cleanupNotes, deleteCreated, deleteCreatedSync } from './delete-created.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
 import { replayLines, redactUserinfo } from './replay.ts';
@@ -79,7 +81,7 @@ export async function runCommand(argv: string[]): Promise<number> {
   ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
   // Reports this command owns are removed first: a run that stops early never leaves the
   // previous run's green junit.xml behind.
-  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE]) rmSync(join(reportsDir, file), { force: true });
+  for (const file of [...OWNED_REPORTS, ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, WALKED_FILE, CREATED_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
   const startedAt = new Date();
   const state: RunState = {};
   try {
@@ -245,6 +247,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       writeRunRequests(reportsDir, settings);
       process.stdout.write(live.end(folded.run.checks));
       for (const c of folded.run.checks) if (runLevel(c.id)) process.stdout.write(checkLine(c, colors));
+      process.stdout.write(consoleSafe(redactor.text(cleanupNotes(log.events))));
       const annotations = ciOutputs(folded, redactor);
       const written = OWNED_REPORTS.filter((f) => f !== 'deliveries.json' || folded.run.deliveries).map((f) => join(reportsDir, f));
       // The verdict line comes last: the reports and the rerun line go before the summary's end.
@@ -260,8 +263,14 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       if (stopped) return;
       stopped = true;
       const code = finish(why);
+      // The reports first (a CI job has seconds between its SIGTERM and its SIGKILL), then what
+      // the run created on the target goes, within seconds; said on the console only, as the
+      // stream has ended.
+      deleteCreatedSync(settings, redactor);
       // The reports are complete; the run's tables go before the process does (bounded in time).
       sourceDb?.finishSync(runId);
+      // The worker runs on meanwhile: what it wrote after the reports were made is not reported.
+      for (const file of [ERROR_ANSWERS_FILE, REQUEST_LOG_FILE, CREATED_LOG_FILE]) rmSync(join(reportsDir, file), { force: true });
       process.exit(code);
     };
     const onSignal = (signal: NodeJS.Signals) => stop(`interrupted by ${signal}`);
@@ -283,6 +292,9 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collectDeliveries(reportsDir, log, announced);
         collectErrorAnswers(reportsDir, log);
       }
+      // Before the verdict: what the run created on the target goes (a failure is a note, not a
+      // check's). Still under the signal handlers: ^C meanwhile finishes the run as any interruption.
+      await deleteCreated(settings, log, redactor);
     } finally {
       clearTimeout(budget);
       process.off('SIGINT', onSignal);

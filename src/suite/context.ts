@@ -10,6 +10,7 @@ import { fillPlaceholders, namesSourceDb, type TemplateValue } from '../profile/
 import { sourceDbValues } from '../source-db/placeholders.ts';
 import { RequestLogWriter } from '../report/request-log.ts';
 import { credentialClass } from '../report/credential-class.ts';
+import { creationsOf, noteCreation } from './creations.ts';
 
 // Shared by every spec file of a run. The runner uses one worker without isolation, so the
 // memoised fixtures below are created once per run and reused across files.
@@ -54,6 +55,7 @@ export function logWalked(operation: string, values: Record<string, string | num
 }
 
 let client: ApiClient | undefined;
+let creations: ReturnType<typeof creationsOf> | undefined;
 /** The run's client; every request carries the run's X-Service-Version (--api-version) unless told otherwise. */
 export function api(): ApiClient {
   const s = settings();
@@ -81,6 +83,9 @@ export function api(): ApiClient {
         ...(e.request.body !== undefined ? { body: redactor().text(e.request.body) } : {}),
       });
       if (e.response && e.response.status >= 400) keepErrorAnswer(e.request.method, url.pathname + url.search, e.response);
+      // What the run creates is deleted at its end (src/runner/delete-created.ts).
+      // (The embedded reference ends with the run: nothing of it outlives the run.)
+      if (!s.embedded) noteCreation(e, (creations ??= creationsOf(s.profile, s.adapterPath !== undefined)), s.reportsDir, s.baseUrl);
     },
   });
   return client;

@@ -77,6 +77,8 @@ export interface RunEvidence {
   deliveries: Delivery[];
   /** The source rows as they were when the run started (later steps change them). */
   rows: Map<string, Row>;
+  /** Why the run's capture log could not be read (readCaptureLog threw). */
+  captureProblem?: string;
 }
 
 export interface Scenario {
@@ -205,10 +207,25 @@ async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   return {
     finish: async () => {
       const timeoutMs = runTimeoutMs();
-      const outcome = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
-      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows };
+      const ended = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
+      const { outcome, captureProblem } = await withCaptureLog(ad, s.sync.id, started.id, ended);
+      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, ...(captureProblem ? { captureProblem } : {}) };
     },
   };
+}
+
+/**
+ * The run's capture log, when the outcome holds none and the adapter reads it apart
+ * (readCaptureLog). A log that cannot be read leaves it unobserved, with the reason: WH-022 is
+ * then not judged, and nothing else depends on it.
+ */
+async function withCaptureLog(ad: TargetAdapter, syncId: string, runId: string, outcome: RunOutcome): Promise<{ outcome: RunOutcome; captureProblem?: string }> {
+  if (outcome.captured !== null || !ad.readCaptureLog) return { outcome };
+  try {
+    return { outcome: { ...outcome, captured: await ad.readCaptureLog(syncId, runId) } };
+  } catch (error) {
+    return { outcome, captureProblem: redactor().text(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)) };
+  }
 }
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {

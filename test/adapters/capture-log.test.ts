@@ -1,0 +1,110 @@
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, test } from 'vitest';
+import { captureLogOf, entriesOfFile } from '../../src/adapters/capture-log.ts';
+import { declarativeAdapter } from '../../src/adapters/declarative.ts';
+import type { DeclarativeSpec } from '../../src/adapters/declarative-spec.ts';
+import { DEFAULT_POLL, type AdapterContext } from '../../src/adapters/types.ts';
+import { loadReferenceProfile } from '../../src/profile/profile.ts';
+import { SignedLogFiles } from '../../src/reference/log-files.ts';
+
+// The capture log as the real service offers it: a request whose answer names log files behind
+// signed URLs on a storage origin of their own. The key must never reach that origin.
+
+const KEY = 'capture-log-test-key';
+const ENTRIES = [
+  { at: 't1', request: { method: 'POST', url: 'http://r/c/1' }, response: { status: 200, body: '' } },
+  { at: 't2', request: { method: 'POST', url: 'http://r/c/1' }, response: { error: 'connection reset' } },
+];
+const EXPECTED = [
+  { request: { method: 'POST', url: 'http://r/c/1' }, response: { status: 200 } },
+  { request: { method: 'POST', url: 'http://r/c/1' }, response: { error: 'connection reset' } },
+];
+
+const stores: SignedLogFiles[] = [];
+afterEach(async () => {
+  await Promise.all(stores.splice(0).map((s) => s.close()));
+});
+
+function storage(ttlMs?: number): SignedLogFiles {
+  const files = new SignedLogFiles('127.0.0.1', ttlMs);
+  stores.push(files);
+  return files;
+}
+
+const ctx = (baseUrl: string) => ({ baseUrl, apiKey: KEY, timeoutMs: 5_000 });
+const answer = (json: unknown) => ({ status: 200, json, headers: {} });
+
+describe('log files', () => {
+  test('JSON lines, gzip-compressed or not (told by the first bytes when not declared), and a JSON array', () => {
+    const lines = ENTRIES.map((e) => JSON.stringify(e)).join('\n') + '\n';
+    expect(entriesOfFile(gzipSync(lines), {}, 'f')).toEqual(ENTRIES);
+    expect(entriesOfFile(Buffer.from(lines), { gzip: false }, 'f')).toEqual(ENTRIES);
+    expect(entriesOfFile(gzipSync(JSON.stringify(ENTRIES)), { format: 'json-array', gzip: true }, 'f')).toEqual(ENTRIES);
+    expect(() => entriesOfFile(Buffer.from(lines), { gzip: true }, 'f')).toThrow(/f: not gzip/);
+    expect(() => entriesOfFile(Buffer.from('{"a":1}\nnot json\n'), {}, 'f')).toThrow(/f, line 2: not JSON/);
+  });
+
+  test('entries in the answer itself; null is an empty log; nothing there cannot be read', async () => {
+    const spec = { path: '/x', entries: '/data/entries' };
+    expect(await captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { entries: ENTRIES } }), spec)).toEqual(EXPECTED);
+    expect(await captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { entries: null } }), spec)).toEqual([]);
+    await expect(captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: {} }), spec)).rejects.toThrow(/nothing at \/data\/entries/);
+  });
+
+  test('signed URLs on another origin are fetched without any credential of the kit', async () => {
+    const files = storage();
+    const first = await files.publish(ENTRIES.slice(0, 1));
+    const second = await files.publish(ENTRIES.slice(1));
+    const log = await captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { expires: first.expires, urls: [first.url, second.url] } }), { path: '/x', urls: '/data/urls' });
+    expect(log).toEqual(EXPECTED);
+    expect(files.credentialed).toBe(0);
+  });
+
+  test('on the target\'s own origin the key goes along (the storage here refuses it, as a signed URL must not need it)', async () => {
+    const files = storage();
+    const { url } = await files.publish(ENTRIES);
+    await expect(captureLogOf(ctx(new URL(url).origin), answer({ data: { urls: url } }), { path: '/x', urls: '/data/urls' })).rejects.toThrow(/answered 400/);
+    expect(files.credentialed).toBe(1);
+  });
+
+  test('an expired or altered URL is refused, and the error names no signature', async () => {
+    const expired = storage(-1000);
+    const { url } = await expired.publish(ENTRIES);
+    const error = await captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { urls: [url] } }), { path: '/x', urls: '/data/urls' }).catch((e: Error) => e);
+    expect(String(error)).toMatch(/log file http:\/\/127\.0\.0\.1:\d+\/logs\/[0-9a-f]+\.jsonl\.gz answered 403/);
+    expect(String(error)).not.toContain('signature=');
+    const files = storage();
+    const fresh = await files.publish(ENTRIES);
+    await expect(captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { urls: [fresh.url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)] } }), { path: '/x', urls: '/data/urls' })).rejects.toThrow(/answered 403/);
+  });
+});
+
+describe('the declarative adapter reads the log through readLog', () => {
+  const reference = loadReferenceProfile().adapter!.declarative!;
+
+  function adapterWith(readLog: DeclarativeSpec['readLog'], answers: (path: string) => unknown) {
+    const paths: string[] = [];
+    const context: AdapterContext = {
+      baseUrl: 'http://127.0.0.1:1', apiKey: KEY, runId: 'r1', timeoutMs: 5_000, options: {}, poll: DEFAULT_POLL,
+      request: async (_method, path) => {
+        paths.push(path);
+        return { status: 200, json: answers(path), headers: {} };
+      },
+    };
+    const { captureLog: _c, capture: _p, ...readRun } = reference.readRun;
+    return { adapter: declarativeAdapter(context, { ...reference, readRun, ...(readLog ? { readLog } : {}) }), paths };
+  }
+
+  test('with readLog: the run\'s log from the files its answer names', async () => {
+    const files = storage();
+    const { url } = await files.publish(ENTRIES);
+    const { adapter, paths } = adapterWith({ path: '/api/syncs/{{syncId}}/executions/{{runId}}/records', urls: '/data/urls', gzip: true }, () => ({ data: { urls: [url] } }));
+    expect(await adapter.readCaptureLog!('s 1', 'e1')).toEqual(EXPECTED);
+    expect(paths).toEqual(['/api/syncs/s%201/executions/e1/records']);
+    expect(files.credentialed).toBe(0);
+  });
+
+  test('without readLog there is no readCaptureLog: the log is not observable', () => {
+    expect(adapterWith(undefined, () => ({})).adapter.readCaptureLog).toBeUndefined();
+  });
+});
