@@ -11,6 +11,8 @@ commands:
   baseline   write a known-failures baseline (for run --baseline) from a results.json
   merge      merge the report folders of a run's shards (run --shard I/N) into one set of reports
   cleanup    drop the source-database tables that killed runs left behind (cleanup --source-db URL)
+  receiver   judge a webhook receiver: send it deliveries and check its answers (default: the reference receiver)
+  send       send sample sync.records deliveries to a receiver and print each answer
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -28,6 +30,8 @@ const commands: Record<string, () => Promise<Command>> = {
   baseline: async () => (await import('./runner/baseline-command.ts')).baselineCommand,
   merge: async () => (await import('./runner/merge-command.ts')).mergeCommand,
   cleanup: async () => (await import('./runner/cleanup-command.ts')).cleanupCommand,
+  receiver: async () => (await import('./receiver-conformance/receiver-command.ts')).receiverCommand,
+  send: async () => (await import('./receiver-conformance/send-command.ts')).sendCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Baseline } from './baseline.ts';
 import type { ErrorAnswer } from './error-answers.ts';
 import type { Redactor } from './redact.ts';
-import type { CheckResult, DeliveryRecord } from './results.ts';
+import type { Catalogue, CheckResult, DeliveryRecord } from './results.ts';
 import type { RunVerdict } from './verdict.ts';
 
 // The run is a stream of events, written to results.ndjson as they happen. Every report (console,
@@ -47,6 +47,10 @@ export interface RunStartEvent {
   settings: Record<string, unknown>;
   /** The baseline applied, with its entries: the fold applies it, so re-rendering needs nothing else. */
   baseline?: (Baseline & { file: string }) | undefined;
+  /** Which half of the catalogue the run judged: the service's (run, the default) or the receiver's (receiver). */
+  catalogue?: Catalogue | undefined;
+  /** receiver --strict: SHOULD requirements count as MUST (their failures fail the run). */
+  strict?: boolean | undefined;
   /** run --shard I/N: this stream is one slice of a run; `dss-conformance merge` joins the N. */
   shard?: { index: number; count: number } | undefined;
 }

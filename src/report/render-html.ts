@@ -1,7 +1,7 @@
 import type { FoldedRun } from './from-events.ts';
 import { notKeptText, replayCommand, summarize, type CheckResult, type Requirement, type RunResult } from './results.ts';
 import { escapeControls } from './safe-text.ts';
-import type { RequirementResult } from './verdict.ts';
+import { shownLevels, type RequirementResult } from './verdict.ts';
 
 // report.html: the page a vendor hands to a certifier. One file, no script and no request of any
 // kind (its Content-Security-Policy forbids them): it must open the same on an air-gapped laptop
@@ -86,10 +86,13 @@ function metaTable({ run, start }: FoldedRun): string {
 function scoreTable(run: RunResult): string {
   const v = run.verdict;
   if (!v) return '<p class="muted">No verdict.</p>';
-  const head = '<tr><th>Level</th><th class="num">pass</th><th class="num">fail</th><th class="num">error</th><th class="num">skip</th><th class="num">expected-fail</th><th class="num">not run</th></tr>';
-  const rows = (['MUST', 'INFERRED', 'PROFILE'] as const).map((level) => {
+  // A receiver run has SHOULD requirements, whose failures are warnings unless --strict.
+  const levels = shownLevels(v);
+  const warn = levels.includes('SHOULD');
+  const head = `<tr><th>Level</th><th class="num">pass</th><th class="num">fail</th>${warn ? '<th class="num">warn</th>' : ''}<th class="num">error</th><th class="num">skip</th><th class="num">expected-fail</th><th class="num">not run</th></tr>`;
+  const rows = levels.map((level) => {
     const c = v.levels[level];
-    return `<tr><th>${level}</th>${[c.pass, c.fail, c.error, c.skip, c['expected-fail'], c['not-run']].map((n) => `<td class="num">${n}</td>`).join('')}</tr>`;
+    return `<tr><th>${level}</th>${[c.pass, c.fail, ...(warn ? [c.warn ?? 0] : []), c.error, c.skip, c['expected-fail'], c['not-run']].map((n) => `<td class="num">${n}</td>`).join('')}</tr>`;
   });
   return `<table data-testid="score">${head}${rows.join('')}</table>`;
 }

@@ -1,13 +1,12 @@
 import { replayCommand, summarize, type CheckResult, type RunResult } from './results.ts';
 import { escapeControls } from './safe-text.ts';
-import { verdictLine } from './verdict.ts';
+import { shownLevels, verdictLine } from './verdict.ts';
 
 // CI-native output: summary.md (what GitHub shows on the run's page when it is appended to
 // $GITHUB_STEP_SUMMARY, and what a GitLab job can attach) and ::error workflow commands, which
 // GitHub turns into annotations on the run. Target text in either must not become markup or a
 // command of its own.
 
-const LEVELS = ['MUST', 'INFERRED', 'PROFILE'] as const;
 /** GitHub shows at most 10 error annotations per step; more would only be dropped. */
 export const MAX_ANNOTATIONS = 10;
 const MAX_FAILURES_LISTED = 50;
@@ -37,10 +36,12 @@ export function summaryMarkdown(run: RunResult): string {
   if (run.aborted) out.push(`Run aborted (exit ${run.aborted.exitCode}): ${cell(run.aborted.message)}`, '');
   out.push(`Target ${cell(run.target || '(none)')} · profile ${cell(run.profile || '(none)')} · seed ${run.seed} · run id ${cell(run.runId || '-')} · ${(run.durationMs / 1000).toFixed(1)} s`, '');
   if (v) {
-    out.push('| level | pass | fail | error | skip | expected-fail | not run |', '|---|---:|---:|---:|---:|---:|---:|');
-    for (const level of LEVELS) {
+    const levels = shownLevels(v);
+    const warn = levels.includes('SHOULD');
+    out.push(`| level | pass | fail |${warn ? ' warn |' : ''} error | skip | expected-fail | not run |`, `|---|---:|---:|${warn ? '---:|' : ''}---:|---:|---:|---:|`);
+    for (const level of levels) {
       const c = v.levels[level];
-      out.push(`| ${level} | ${c.pass} | ${c.fail} | ${c.error} | ${c.skip} | ${c['expected-fail']} | ${c['not-run']} |`);
+      out.push(`| ${level} | ${c.pass} | ${c.fail} |${warn ? ` ${c.warn ?? 0} |` : ''} ${c.error} | ${c.skip} | ${c['expected-fail']} | ${c['not-run']} |`);
     }
     out.push('');
   }
@@ -51,7 +52,7 @@ export function summaryMarkdown(run: RunResult): string {
     out.push(`### Failures and errors (${bad.length})`, '');
     for (const c of bad.slice(0, MAX_FAILURES_LISTED)) {
       const why = c.status === 'failed' ? firstLine(c.message) : c.reason ?? '';
-      out.push(`- **${c.status === 'error' ? 'ERROR' : 'FAIL'} ${cell(c.title)}** [${c.level}] ${cell(c.section)}: ${cell(why)}`, '', indent(fenced(replayCommand(run, c))), '');
+      out.push(`- **${c.status === 'error' ? 'ERROR' : c.warning ? 'WARN' : 'FAIL'} ${cell(c.title)}** [${c.level}] ${cell(c.section)}: ${cell(why)}`, '', indent(fenced(replayCommand(run, c))), '');
     }
     if (bad.length > MAX_FAILURES_LISTED) out.push(`… and ${bad.length - MAX_FAILURES_LISTED} more (results.json, report.html).`, '');
   }
