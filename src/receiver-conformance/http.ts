@@ -68,7 +68,8 @@ export function createSender(limiter?: RateLimiter): Sender {
   return {
     post: (url, d, timeoutMs) => send(url, 'POST', d.headers, d.body, timeoutMs),
     get: (url, timeoutMs) => send(url, 'GET', { accept: 'application/json' }, undefined, timeoutMs),
-    close: () => agent.close(),
+    // Destroyed, not closed: a receiver that never answered must not hold the run open.
+    close: () => agent.destroy(),
   };
 }
 

@@ -16,7 +16,7 @@ import { selectRequirements } from '../runner/selection.ts';
 import { ciOutputs, OWNED_REPORTS, writeReports } from '../runner/write-reports.ts';
 import { createSender } from './http.ts';
 import { preflight } from './preflight.ts';
-import { resolveReceiverSettings, RECEIVER_FLAGS, type ReceiverSettings } from './receiver-settings.ts';
+import { resolveReceiverSettings, RECEIVER_FLAGS, SECRET_VARIABLE, type ReceiverSettings } from './receiver-settings.ts';
 import { startReferenceIfNeeded } from './reference.ts';
 import { runReceiverChecks } from './run-checks.ts';
 
@@ -64,12 +64,14 @@ export async function receiverCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return EXIT.ok;
   }
-  const settings = resolveReceiverSettings(values);
-  const reportsDir = resolve(settings.reports);
-  ensureWritable(reportsDir);
-  for (const file of RECEIVER_REPORTS) rmSync(join(reportsDir, file), { force: true });
-  const redactor = new Redactor([settings.secret, ...settings.urlSecrets]);
+  // Known before the flags are checked: a line about a bad flag may quote the secret.
+  const redactor = new Redactor([values.secret, process.env[SECRET_VARIABLE]]);
   try {
+    const settings = resolveReceiverSettings(values);
+    for (const secret of [settings.target?.secret, settings.secret, ...settings.urlSecrets]) redactor.add(secret);
+    const reportsDir = resolve(settings.reports);
+    ensureWritable(reportsDir);
+    for (const file of RECEIVER_REPORTS) rmSync(join(reportsDir, file), { force: true });
     return await judge(settings, reportsDir, redactor);
   } catch (error) {
     // Any line that leaves, a receiver's words in it included, goes out redacted.

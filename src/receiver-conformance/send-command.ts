@@ -48,6 +48,17 @@ export async function sendCommand(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return EXIT.ok;
   }
+  // Known before the flags are checked: a line about a bad flag may quote the secret.
+  const redactor = new Redactor([values.secret, process.env[SECRET_VARIABLE]]);
+  try {
+    return await send(values, redactor);
+  } catch (error) {
+    if (error instanceof Error) error.message = redactor.text(error.message);
+    throw error;
+  }
+}
+
+async function send(values: { [K in keyof typeof FLAGS]?: (typeof FLAGS)[K] extends { multiple: true } ? string[] : (typeof FLAGS)[K] extends { type: 'boolean' } ? boolean : string }, redactor: Redactor): Promise<number> {
   if (!values.url) throw new UsageError(`send needs --url (see 'dss-conformance send --help')`);
   const { secrets: urlSecrets } = parseHttpUrl('--url', values.url);
   const secret = values.secret ?? (process.env[SECRET_VARIABLE] || undefined);
@@ -62,7 +73,7 @@ export async function sendCommand(argv: string[]): Promise<number> {
     metadata[pair.slice(0, at)] = pair.slice(at + 1);
   }
   if (values.event !== undefined && values.event === '') throw new UsageError('--event is empty');
-  const redactor = new Redactor([secret, ...urlSecrets]);
+  for (const s of [secret, ...urlSecrets]) redactor.add(s);
   const out = (line: string) => process.stdout.write(consoleSafe(redactor.text(line)) + '\n');
   const sender = createSender();
   const deliveries = Math.ceil(total / batch);
