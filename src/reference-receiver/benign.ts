@@ -71,9 +71,9 @@ export const receiverBenignVariants: readonly ReceiverDeviation[] = [
   {
     name: 'slow-within-bound',
     breaks: [],
-    description: `Answers every delivery after ${WITHIN_BOUND_MS} ms.`,
+    description: `Answers every delivery it accepts after ${WITHIN_BOUND_MS} ms (it processes before answering).`,
     apply: (steps) => wrap(steps, 'answer', (answer) => async (outcome, signal) => {
-      await sleep(WITHIN_BOUND_MS, undefined, { signal });
+      if (outcome.kind === 'accepted') await sleep(WITHIN_BOUND_MS, undefined, { signal });
       return answer(outcome, signal);
     }),
   },
