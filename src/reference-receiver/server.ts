@@ -63,7 +63,8 @@ function judge(incoming: Incoming, settings: ServerSettings, log: ProcessedLog):
 
 function send(response: ServerResponse, answer: Answer): void {
   const body = answer.body ?? '';
-  response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+  const chunked = Object.entries(answer.headers ?? {}).some(([n, v]) => n.toLowerCase() === 'transfer-encoding' && v === 'chunked');
+  response.writeHead(answer.status, { ...answer.headers, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
   response.end(body);
 }
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { request } from 'undici';
 import { startReferenceReceiver, type RunningReceiver } from '../../src/reference-receiver/index.ts';
-import { processed, recordOf, send } from './send.ts';
+import { recordHash } from '../../src/deliveries/build.ts';
+import { processed, send } from './send.ts';
 
 // What the receiver checks do not look at: the reference receiver's own plumbing (the inspection
 // endpoint, methods, sizes, its error answers and options). Its conformance is the matrix's.
@@ -18,16 +19,16 @@ test('records are listed once each, in order, and a repeat is acknowledged 200 w
   const first = await send(receiver.url, { secret: SECRET, records });
   const again = await send(receiver.url, { secret: SECRET, records: [{ id: 'b' }, { id: 'c' }] });
   expect([first, again]).toEqual([{ status: 200, body: '' }, { status: 200, body: '' }]);
-  expect(await processed(receiver.inspectUrl)).toEqual(['a', 'b', 'c'].map((id) => recordOf({ id }).hash));
+  expect(await processed(receiver.inspectUrl)).toEqual(['a', 'b', 'c'].map((id) => recordHash({ id })));
 });
 
 test('errors say why in one JSON line and never echo the secret', async () => {
   const wrong = await send(receiver.url, { secret: `${SECRET}x` });
   expect(wrong.status).toBe(401);
   expect(wrong.body).not.toContain(SECRET);
-  expect((await send(receiver.url, { secret: SECRET, ageShiftMs: -3_600_000 })).body).toMatch(/more than 300 s away/);
+  expect((await send(receiver.url, { secret: SECRET, timestamp: new Date(Date.now() - 3_600_000) })).body).toMatch(/more than 300 s away/);
   expect((await send(receiver.url, { secret: SECRET, rawBody: Buffer.from('{}') }))).toEqual({ status: 400, body: '{"message":"the body is not gzip-compressed"}' });
-  expect((await send(receiver.url, { secret: SECRET, headers: { 'content-encoding': 'br' } })).status).toBe(400);
+  expect((await send(receiver.url, { secret: SECRET, headers: { 'Content-Encoding': 'br' } })).status).toBe(400);
 });
 
 test('other methods are 405, a body over 16 MiB is 413', async () => {
@@ -39,8 +40,8 @@ test('other methods are 405, a body over 16 MiB is 413', async () => {
 test('a tolerance of 60 s refuses a stamp 2 minutes old', async () => {
   const strict = await startReferenceReceiver({ secret: SECRET, maxAgeSeconds: 60 });
   try {
-    expect((await send(strict.url, { secret: SECRET, ageShiftMs: -120_000 })).status).toBe(401);
-    expect((await send(strict.url, { secret: SECRET, ageShiftMs: -30_000 })).status).toBe(200);
+    expect((await send(strict.url, { secret: SECRET, timestamp: new Date(Date.now() - 120_000) })).status).toBe(401);
+    expect((await send(strict.url, { secret: SECRET, timestamp: new Date(Date.now() - 30_000) })).status).toBe(200);
   } finally {
     await strict.close();
   }
