@@ -90,10 +90,11 @@ async function inspect(state: RunState, timeoutMs: number): Promise<string[]> {
     json = undefined;
   }
   const list = (json as { processed?: unknown } | undefined)?.processed;
-  if (answer.status !== 200 || !Array.isArray(list) || !list.every((h) => typeof h === 'string')) {
+  if (answer.status !== 200 || !Array.isArray(list)) {
     throw new Unjudgeable(`the inspection endpoint answered ${answer.status} ${excerpt(answer.body)}, not 200 with {"processed": [hash, ...]}`);
   }
-  return list as string[];
+  // A record processed without a string hash is listed as something else: it cannot be one of ours.
+  return list.filter((h): h is string => typeof h === 'string');
 }
 
 /** A field of every JSON value type (RCV-001). */

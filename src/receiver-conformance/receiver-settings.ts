@@ -90,7 +90,7 @@ export function resolveReceiverSettings(values: Values, env: NodeJS.ProcessEnv =
   for (const name of ['max-age-seconds', 'response-timeout-ms', 'num-runs', 'max-rps', 'max-duration', 'fault', 'variant'] as const) if (values[name] !== undefined) words.push(`--${name} ${shellQuote(values[name])}`);
   words.push(`--seed ${seed}`);
   if (values.strict) words.push('--strict');
-  const selection = [...(values.only?.length ? [`--only ${shellQuote(values.only.join(','))}`] : []), ...(values.exclude?.length ? [`--exclude ${shellQuote(values.exclude.join(','))}`] : [])];
+  const selection = [...(values.only?.length ? [`--only ${shellQuote(commaList(values.only).join(','))}`] : []), ...(values.exclude?.length ? [`--exclude ${shellQuote(commaList(values.exclude).join(','))}`] : [])];
 
   const publicSettings: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(values)) if (k !== 'secret' && k !== 'help' && v !== undefined) publicSettings[k] = v;
@@ -99,7 +99,7 @@ export function resolveReceiverSettings(values: Values, env: NodeJS.ProcessEnv =
     ...(!url && secret ? { secret } : {}),
     urlSecrets, maxAgeSeconds, responseTimeoutMs,
     fault: values.fault, variant: values.variant, faults: [values.fault, values.variant].filter((x): x is string => x !== undefined),
-    strict: values.strict ?? false, seed, numRuns, only: values.only ?? [], exclude: values.exclude ?? [],
+    strict: values.strict ?? false, seed, numRuns, only: commaList(values.only), exclude: commaList(values.exclude),
     reports: values.reports ?? 'reports', maxRps, maxDurationMs, allowIncomplete: values['allow-incomplete'] ?? false,
     runId: randomBytes(4).toString('hex'),
     profileLabel: values.profile ?? 'none (flags)',
@@ -107,3 +107,6 @@ export function resolveReceiverSettings(values: Values, env: NodeJS.ProcessEnv =
     replay: { check: words.join(' '), run: [...words, ...selection].join(' ') },
   };
 }
+
+/** --only A,B --only C: A, B, C (as run takes them). */
+const commaList = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');

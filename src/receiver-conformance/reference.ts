@@ -8,7 +8,7 @@ import type { ReceiverSettings } from './receiver-settings.ts';
 // with a random secret that is never printed, and the fault or variant asked for.
 
 interface ReferenceModule {
-  startReferenceReceiver(o: { secret: string; fault?: string; variant?: string; maxAgeSeconds?: number; responseTimeoutMs?: number; host?: string; port?: number }): Promise<{ url: string; inspectUrl: string; close(): Promise<void> }>;
+  startReferenceReceiver(o: { secret: string; fault?: string; variant?: string; maxAgeSeconds?: number; host?: string; port?: number; slowMs?: number }): Promise<{ url: string; inspectUrl: string; close(): Promise<void> }>;
   receiverFaultCatalogue(): Array<{ name: string; breaks: string[]; description: string }>;
   receiverBenignCatalogue(): Array<{ name: string; description: string }>;
 }
@@ -40,7 +40,9 @@ export async function startReferenceIfNeeded(s: ReceiverSettings): Promise<Start
   check('fault', s.fault, mod.receiverFaultCatalogue().map((f) => f.name));
   check('variant', s.variant, mod.receiverBenignCatalogue().map((v) => v.name));
   const secret = s.secret ?? randomBytes(24).toString('base64url');
-  const running = await mod.startReferenceReceiver({ secret, maxAgeSeconds: s.maxAgeSeconds, responseTimeoutMs: s.responseTimeoutMs, host: '127.0.0.1', port: 0, ...(s.fault ? { fault: s.fault } : {}), ...(s.variant ? { variant: s.variant } : {}) });
+  // A slow fault answers late, but before the checks stop waiting (3x the bound): RCV-010 fails, the rest still judge.
+  const slowMs = Math.round(1.5 * s.responseTimeoutMs);
+  const running = await mod.startReferenceReceiver({ secret, maxAgeSeconds: s.maxAgeSeconds, host: '127.0.0.1', port: 0, slowMs, ...(s.fault ? { fault: s.fault } : {}), ...(s.variant ? { variant: s.variant } : {}) });
   return {
     target: { url: running.url, secret, inspectUrl: running.inspectUrl, maxAgeSeconds: s.maxAgeSeconds, responseTimeoutMs: s.responseTimeoutMs },
     label: s.fault ? ` with fault ${s.fault}` : s.variant ? ` with variant ${s.variant}` : '',

@@ -22,6 +22,8 @@ export interface ReferenceReceiverOptions {
    * answer back 1.5 times this, later than the bound yet within the 3 times it the checks wait.
    */
   responseTimeoutMs?: number;
+  /** How long the slow faults hold an answer, when not 1.5 times responseTimeoutMs. */
+  slowMs?: number;
 }
 
 export interface RunningReceiver {
@@ -42,7 +44,7 @@ function find(list: readonly ReceiverDeviation[], name: string, what: string): R
 export async function startReferenceReceiver(opts: ReferenceReceiverOptions): Promise<RunningReceiver> {
   if (!opts.secret) throw new UsageError('the reference receiver needs a non-empty secret');
   const steps = conformingSteps();
-  const context = { slowMs: 1.5 * (opts.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS) };
+  const context = { slowMs: opts.slowMs ?? 1.5 * (opts.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS) };
   if (opts.fault) find(receiverFaults, opts.fault, 'fault').apply(steps, context);
   if (opts.variant) find(receiverBenignVariants, opts.variant, 'variant').apply(steps, context);
   const { url, inspectUrl, close } = await listen({

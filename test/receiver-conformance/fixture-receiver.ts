@@ -12,11 +12,14 @@ export type FixtureMode = 'conforming' | 'any-secret' | 'echo' | 'hang' | 'ignor
 export interface FixtureReceiver {
   url: string;
   inspectUrl: string;
+  /** The Authorization header of every inspection request (none is expected). */
+  inspectAuthorizations: string[];
   close(): Promise<void>;
 }
 
 export async function startFixtureReceiver(secret: string, mode: FixtureMode = 'conforming'): Promise<FixtureReceiver> {
   const processed: string[] = [];
+  const inspectAuthorizations: string[] = [];
   const seen = new Set<string>();
   const server = createServer((req, res) => {
     if (mode === 'hang') return;
@@ -26,8 +29,11 @@ export async function startFixtureReceiver(secret: string, mode: FixtureMode = '
   });
   const answer = (res: ServerResponse, status: number, body = '') => res.writeHead(status, { 'content-type': 'text/plain' }).end(body);
   const handle = (req: IncomingMessage, res: ServerResponse, raw: Buffer) => {
-    if (req.method === 'GET' && req.url === '/_dssc/processed') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ processed }));
-    if (mode === 'echo') return answer(res, 401, JSON.stringify({ headers: req.headers, body: raw.toString('latin1') }));
+    if (req.method === 'GET' && req.url === '/_dssc/processed') {
+      if (req.headers.authorization !== undefined) inspectAuthorizations.push(req.headers.authorization);
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ processed }));
+    }
+    if (mode === 'echo') return answer(res, 401, echo(req.headers.authorization ?? '', req.headers, raw));
     const given = Buffer.from(req.headers.authorization ?? '');
     const wanted = Buffer.from(`Bearer ${secret}`);
     if (mode !== 'any-secret' && (given.length !== wanted.length || !timingSafeEqual(given, wanted))) return answer(res, 401);
@@ -54,9 +60,16 @@ export async function startFixtureReceiver(secret: string, mode: FixtureMode = '
   return {
     url: `http://127.0.0.1:${port}/hook`,
     inspectUrl: `http://127.0.0.1:${port}/_dssc/processed`,
+    inspectAuthorizations,
     close: () => new Promise((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
     }),
   };
+}
+
+/** A hostile answer: the credential first and in several encodings, then every header and the body. */
+function echo(authorization: string, headers: IncomingMessage['headers'], raw: Buffer): string {
+  const token = authorization.replace(/^Bearer /, '');
+  return JSON.stringify({ authorization, token, b64: Buffer.from(token).toString('base64'), hex: Buffer.from(token).toString('hex'), url: encodeURIComponent(token), headers, body: raw.toString('latin1') });
 }
