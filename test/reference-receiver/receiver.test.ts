@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { request } from 'undici';
-import { startReferenceReceiver, type RunningReceiver } from '../../src/reference-receiver/index.ts';
+import { receiverFaultCatalogue, startReferenceReceiver, type RunningReceiver } from '../../src/reference-receiver/index.ts';
+import { runInProcess } from '../receiver-conformance/in-process.ts';
 import { recordHash } from '../../src/deliveries/build.ts';
 import { processed, send } from './send.ts';
 
@@ -51,4 +52,12 @@ test('an unknown fault or variant, or an empty secret, is a usage error naming t
   await expect(startReferenceReceiver({ secret: SECRET, fault: 'nope' })).rejects.toThrow(/unknown receiver fault "nope"; known: answers-204/);
   await expect(startReferenceReceiver({ secret: SECRET, variant: 'nope' })).rejects.toThrow(/unknown receiver variant/);
   await expect(startReferenceReceiver({ secret: '' })).rejects.toThrow(/non-empty secret/);
+});
+
+test('dss-conformance faults --receiver lists the receiver faults and variants', async () => {
+  const json = await runInProcess(['faults', '--receiver', '--json']);
+  expect(JSON.parse(json.stdout)).toEqual(receiverFaultCatalogue());
+  const text = await runInProcess(['faults', '--receiver'], { NO_COLOR: '1' });
+  expect(text.stdout).toMatch(/^accepts-secret-prefix +breaks RCV-002$/m);
+  expect(text.stdout).toMatch(/benign variants \(the receiver checks must pass under each\):\nanswers-200-with-body /);
 });
