@@ -1,5 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createHash } from 'node:crypto';
 import { wrap, type ReceiverDeviation } from './catalogue.ts';
+import { sameSecret } from '../reference/auth.ts';
 
 // Benign variants: the reference receiver made conforming-but-unusual in one way each. Every
 // receiver check must pass under each (test/reference-receiver/matrix.test.ts): a check that
@@ -71,9 +73,9 @@ export const receiverBenignVariants: readonly ReceiverDeviation[] = [
   {
     name: 'slow-within-bound',
     breaks: [],
-    description: `Answers every delivery after ${WITHIN_BOUND_MS} ms.`,
+    description: `Answers every delivery it accepts after ${WITHIN_BOUND_MS} ms (it processes before answering).`,
     apply: (steps) => wrap(steps, 'answer', (answer) => async (outcome, signal) => {
-      await sleep(WITHIN_BOUND_MS, undefined, { signal });
+      if (outcome.kind === 'accepted') await sleep(WITHIN_BOUND_MS, undefined, { signal });
       return answer(outcome, signal);
     }),
   },
@@ -98,5 +100,44 @@ export const receiverBenignVariants: readonly ReceiverDeviation[] = [
       const given = await answer(outcome, signal);
       return { ...given, headers: { ...given.headers, connection: 'close', 'x-request-id': 'r-1', 'cache-control': 'no-store' } };
     }),
+  },
+  {
+    name: 'chunked-shouting-answers',
+    breaks: [],
+    description: 'Answers with a chunked body ("ok") and no Content-Length, its header names in capitals.',
+    apply: (steps) => wrap(steps, 'answer', (answer) => async (outcome, signal) => {
+      const given = await answer(outcome, signal);
+      const headers = Object.fromEntries(Object.entries(given.headers ?? {}).map(([n, v]) => [n.toUpperCase(), v]));
+      return { ...given, headers: { ...headers, 'TRANSFER-ENCODING': 'chunked', 'X-RECEIVER': 'variant' }, body: given.body ?? 'ok' };
+    }),
+  },
+  {
+    name: 'bearer-exact-case',
+    breaks: [],
+    description: 'Takes the scheme only as the spec spells it, "Bearer": "bearer <secret>" is refused.',
+    apply: (steps) => wrap(steps, 'authorize', () => (authorization, secret) => {
+      const value = /^Bearer ([^ ]+)$/.exec(authorization ?? '')?.[1];
+      return value !== undefined && sameSecret(value, secret);
+    }),
+  },
+  {
+    name: 'dedups-by-fields',
+    breaks: [],
+    description: 'Deduplicates by the content of the fields (its own digest of them), not by the hash the delivery carries.',
+    apply: (steps) => {
+      const digests = new Set<string>();
+      const digest = (fields: Record<string, unknown>) => createHash('sha256').update(JSON.stringify(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1)))).digest('hex');
+      wrap(steps, 'process', () => (delivery, log) => {
+        let added = 0;
+        for (const { hash, fields } of delivery.object.records) {
+          const d = digest(fields);
+          if (digests.has(d)) continue;
+          digests.add(d);
+          log.list.push(hash);
+          added++;
+        }
+        return added;
+      });
+    },
   },
 ];

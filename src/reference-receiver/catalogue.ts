@@ -2,7 +2,7 @@ import type { ReceiverSteps } from './steps.ts';
 
 /** What a fault or variant may touch besides the steps. */
 export interface FaultContext {
-  /** How long a slow fault keeps an answer back (beyond the check's bound). */
+  /** How long a slow fault keeps an answer back: beyond the answer bound, within the checks' wait. */
   slowMs: number;
 }
 

@@ -17,7 +17,12 @@ export interface ReferenceReceiverOptions {
   maxAgeSeconds?: number;
   host?: string;
   port?: number;
-  /** How long the slow faults hold an answer back (default 11000: beyond the default 10 s bound). */
+  /**
+   * The answer bound the receiver is judged by (RCV-010; default 10000): the slow faults hold an
+   * answer back 1.5 times this, later than the bound yet within the 3 times it the checks wait.
+   */
+  responseTimeoutMs?: number;
+  /** How long the slow faults hold an answer, when not 1.5 times responseTimeoutMs. */
   slowMs?: number;
 }
 
@@ -28,7 +33,7 @@ export interface RunningReceiver {
 }
 
 export const DEFAULT_MAX_AGE_SECONDS = 300;
-export const DEFAULT_SLOW_MS = 11_000;
+export const DEFAULT_RESPONSE_TIMEOUT_MS = 10_000;
 
 function find(list: readonly ReceiverDeviation[], name: string, what: string): ReceiverDeviation {
   const found = list.find((d) => d.name === name);
@@ -39,7 +44,7 @@ function find(list: readonly ReceiverDeviation[], name: string, what: string): R
 export async function startReferenceReceiver(opts: ReferenceReceiverOptions): Promise<RunningReceiver> {
   if (!opts.secret) throw new UsageError('the reference receiver needs a non-empty secret');
   const steps = conformingSteps();
-  const context = { slowMs: opts.slowMs ?? DEFAULT_SLOW_MS };
+  const context = { slowMs: opts.slowMs ?? 1.5 * (opts.responseTimeoutMs ?? DEFAULT_RESPONSE_TIMEOUT_MS) };
   if (opts.fault) find(receiverFaults, opts.fault, 'fault').apply(steps, context);
   if (opts.variant) find(receiverBenignVariants, opts.variant, 'variant').apply(steps, context);
   const { url, inspectUrl, close } = await listen({

@@ -39,6 +39,8 @@ function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
       } else chunks.push(chunk);
     });
     request.on('end', () => resolve(Buffer.concat(chunks)));
+    // A sender that goes away mid-body leaves nothing to answer (a no-op once 'end' resolved).
+    request.on('close', () => resolve(undefined));
     request.on('error', reject);
   });
 }
@@ -63,7 +65,8 @@ function judge(incoming: Incoming, settings: ServerSettings, log: ProcessedLog):
 
 function send(response: ServerResponse, answer: Answer): void {
   const body = answer.body ?? '';
-  response.writeHead(answer.status, { ...answer.headers, 'content-length': String(Buffer.byteLength(body)) });
+  const chunked = Object.entries(answer.headers ?? {}).some(([n, v]) => n.toLowerCase() === 'transfer-encoding' && v === 'chunked');
+  response.writeHead(answer.status, { ...answer.headers, ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }) });
   response.end(body);
 }
 
@@ -79,6 +82,7 @@ export async function listen(settings: ServerSettings): Promise<Listening> {
       }
       if (request.method !== 'POST') return send(response, { status: 405, headers: { allow: 'POST' } });
       const body = await readBody(request);
+      if (response.destroyed) return;
       if (body === undefined) return send(response, { status: 413, headers: { connection: 'close' } });
       const outcome = judge({ headers: request.headers, body }, settings, log);
       const answer = await settings.steps.answer(outcome, closing.signal);

@@ -65,7 +65,8 @@ export interface ReceiverSteps {
   answer(outcome: Outcome, signal: AbortSignal): Answer | Promise<Answer>;
 }
 
-const header = (incoming: Incoming, name: string): string | undefined => {
+/** One request header (repeated ones joined, as HTTP folds them). */
+export const header = (incoming: Incoming, name: string): string | undefined => {
   const value = incoming.headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 };
@@ -173,4 +174,3 @@ export function conformingSteps(): ReceiverSteps {
   };
 }
 
-export { header };
