@@ -101,7 +101,7 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
     log.emit({
       type: 'run-start', tool: 'dss-conformance', kitVersion: kitVersion(), node: process.versions.node,
       target: shownTarget, embedded: reference !== undefined, faults: s.faults, profile: s.profileLabel,
-      capabilities: { name: 'receiver', kinds: {}, unsupported: {} },
+      capabilities: { name: 'receiver', kinds: {}, unsupported: {}, receiver: { inspectUrl: target.inspectUrl !== undefined, maxAgeSeconds: target.maxAgeSeconds, responseTimeoutMs: target.responseTimeoutMs, strict: s.strict } },
       seed: s.seed, runId: s.runId, replay: s.replay.check, apiVersions: [],
       ...(selected ? { selected } : {}), settings: s.publicSettings, catalogue: 'receivers', strict: s.strict,
     });

@@ -21,6 +21,8 @@ export interface DeclaredCapabilities {
   productName?: string | undefined;
   /** The built-in adapter's words for a run's end (adapter.declarative.statuses): WH-020/021 need a word the profile maps to failed. */
   runEnds?: { completed: string[]; failed: string[] } | undefined;
+  /** A receiver run's profile (dss-conformance receiver): whether it has an inspection endpoint, its bounds, the levels policy. */
+  receiver?: { inspectUrl: boolean; maxAgeSeconds: number; responseTimeoutMs: number; strict: boolean } | undefined;
   /** PROFILE requirements declared unsupported, with the reason. */
   unsupported: Record<string, string>;
 }

@@ -105,7 +105,14 @@ function incomplete(run: RunResult): string {
 
 function capabilities({ capabilities: c }: FoldedRun): string {
   if (!c) return '<p class="muted">No profile recorded.</p>';
-  const rows: Array<[string, string]> = [
+  const r = c.receiver;
+  // A receiver run (dss-conformance receiver): its profile's answers, not the service's.
+  const rows: Array<[string, string]> = r ? [
+    ['Inspection endpoint', r.inspectUrl ? 'declared (RCV-007 and RCV-009 observable)' : 'none (RCV-007 and RCV-009 not observable)'],
+    ['Age tolerance (maxAgeSeconds)', `${r.maxAgeSeconds} s`],
+    ['Response bound (responseTimeoutMs)', `${r.responseTimeoutMs} ms`],
+    ['SHOULD requirements', r.strict ? 'count as MUST (--strict)' : 'warnings (without --strict)'],
+  ] : [
     ['Profile name', c.name],
     ['Connection kinds', Object.entries(c.kinds).map(([k, t]) => `${k} (${t})`).join(', ') || 'none declared'],
     ['Versions', c.versions ? `default ${c.versions.default ?? 'not declared'}; supported ${c.versions.supported?.join(', ') ?? 'all known'}` : 'not declared'],
@@ -115,6 +122,7 @@ function capabilities({ capabilities: c }: FoldedRun): string {
     // WH-020/021 count only a run that ends in a word mapped to failed.
     ['Run ends (completed / failed)', c.runEnds ? `${c.runEnds.completed.join(', ')} / ${c.runEnds.failed.join(', ')}` : "not declared (the adapter's own reading)"],
   ];
+  if (r) return `<table class="meta" data-testid="capabilities">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
   const unsupported = Object.entries(c.unsupported);
   const list = unsupported.length ? `<ul class="plain">${unsupported.map(([id, why]) => `<li><b>${esc(id)}</b>: ${esc(why)}</li>`).join('')}</ul>` : 'none';
   return `<table class="meta" data-testid="capabilities">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}<tr><th>Declared unsupported</th><td>${list}</td></tr></table>`;

@@ -30,6 +30,9 @@ describe('dss-conformance receiver', () => {
     expect(JSON.parse(JSON.stringify(foldEvents(readEvents(join(reports, 'results.ndjson')), loadRequirements('receivers')).run))).toEqual(result);
     expect(readFileSync(join(reports, 'junit.xml'), 'utf8')).toContain('name="RCV-002 a delivery without the right bearer secret is not answered 2xx"');
     expect(readFileSync(join(reports, 'summary.md'), 'utf8')).toContain('| SHOULD | 6 | 0 | 0 |');
+    const html = readFileSync(join(reports, 'report.html'), 'utf8');
+    expect(html).toContain('<th>Inspection endpoint</th><td>declared (RCV-007 and RCV-009 observable)</td>');
+    expect(html).toContain('<th>SHOULD</th><td class="num">6</td>');
   });
 
   test('against a fault (--fault): NOT CONFORMANT naming the requirement, with its evidence and replay line', async () => {
