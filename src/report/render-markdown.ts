@@ -86,7 +86,8 @@ export function githubAnnotations(run: RunResult): string {
   const bad = run.checks.filter(notJudged);
   for (const c of bad.slice(0, MAX_ANNOTATIONS - 1 + (bad.length <= MAX_ANNOTATIONS ? 1 : 0))) {
     const why = c.status === 'failed' ? firstLine(c.message) : `no judgeable answer: ${c.reason ?? ''}`;
-    lines.push(`::error title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
+    // A SHOULD failure without --strict does not fail the run: a warning annotation, not an error.
+    lines.push(`::${c.warning ? 'warning' : 'error'} title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
   }
   if (bad.length > MAX_ANNOTATIONS) lines.push(`::error title=dss-conformance::${commandData(`${bad.length - (MAX_ANNOTATIONS - 1)} more failures and errors: see the step summary or report.html`)}`);
   const runLevel = [...run.errors, ...(run.problems ?? [])];
