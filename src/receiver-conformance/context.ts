@@ -23,6 +23,8 @@ export interface RunState {
   exchanges: Exchange[];
   counter: number;
   timeoutsInRow: number;
+  /** Told what the run waits for (the heartbeat says it during a long wait); undefined when the wait is over. */
+  onWait?: ((wait: { what: string; boundMs?: number } | undefined) => void) | undefined;
 }
 
 export function contextFor(state: RunState, id: string, notes: string[]): CheckContext {
@@ -44,12 +46,15 @@ export function contextFor(state: RunState, id: string, notes: string[]): CheckC
     async send(label, delivery): Promise<Answer> {
       if (state.timeoutsInRow >= STOPPED_AFTER) throw new NoAnswer(`the receiver stopped answering (${STOPPED_AFTER} deliveries in a row got no answer)`, 'stopped', 0);
       const timeoutMs = waitMs();
+      state.onWait?.({ what: `the receiver's answer to ${label}`, boundMs: timeoutMs });
       try {
         const answer = await state.sender.post(target.url, delivery, timeoutMs);
+        state.onWait?.(undefined);
         state.timeoutsInRow = 0;
         state.exchanges.push({ check: id, label, ms: answer.ms, status: answer.status });
         return answer;
       } catch (error) {
+        state.onWait?.(undefined);
         if (!(error instanceof NoAnswer)) throw error;
         const timedOut = error.kind === 'timeout' && timeoutMs === WAIT_FACTOR * target.responseTimeoutMs;
         if (timedOut) state.timeoutsInRow += 1;

@@ -4,7 +4,8 @@ import pc from 'picocolors';
 import { RateLimiter } from '../client/rate-limiter.ts';
 import { EXIT, parseIntFlag, UnreachableError, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
-import { checkLine, colourEnabled, consoleSummary, plain, type Colors } from '../report/console.ts';
+import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
+import { Heartbeat, heartbeatInterval } from '../runner/heartbeat.ts';
 import { EventLog } from '../report/events.ts';
 import { foldEvents } from '../report/from-events.ts';
 import { Redactor } from '../report/redact.ts';
@@ -95,7 +96,10 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
   const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
   log.on((e) => {
     if (e.type === 'check-result') process.stdout.write(checkLine(e.check, colors));
+    else if (e.type === 'heartbeat') process.stdout.write(heartbeatLine(e.waitingFor, e.elapsedMs, e.boundMs, colors));
   });
+  // A slow receiver can keep a check waiting: past the interval, the console says what for.
+  const heartbeat = new Heartbeat(heartbeatInterval(), (b) => log.emit({ type: 'heartbeat', ...b }));
   try {
     const shownTarget = reference ? `the reference receiver at ${target.url}${reference.label}` : target.url;
     log.emit({
@@ -113,16 +117,24 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    heartbeat.start();
     try {
       await runReceiverChecks({
-        state: { target, sender, runId: s.runId, seed: s.seed, numRuns: s.numRuns, deadline, exchanges: [], counter: 0, timeoutsInRow: 0 },
+        state: { target, sender, runId: s.runId, seed: s.seed, numRuns: s.numRuns, deadline, exchanges: [], counter: 0, timeoutsInRow: 0, onWait: (w) => heartbeat.waiting(w) },
         requirements, selected, strict: s.strict, redactor,
-        onStart: (title) => log.emit({ type: 'check-start', title }),
-        onCheck: (check) => log.emit({ type: 'check-result', check }),
+        onStart: (title) => {
+          heartbeat.started(title);
+          log.emit({ type: 'check-start', title });
+        },
+        onCheck: (check) => {
+          heartbeat.reported();
+          log.emit({ type: 'check-result', check });
+        },
         stopped: () => stop ?? (Date.now() > deadline ? `the --max-duration budget of ${Math.round(s.maxDurationMs / 1000)} s ran out` : undefined),
       });
       if (!stop && Date.now() > deadline) stop = `the --max-duration budget of ${Math.round(s.maxDurationMs / 1000)} s ran out`;
     } finally {
+      heartbeat.stop();
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
