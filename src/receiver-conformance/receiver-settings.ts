@@ -68,6 +68,7 @@ export function resolveReceiverSettings(values: Values, env: NodeJS.ProcessEnv =
   const flagSecret = values.secret ?? (env[SECRET_VARIABLE] || undefined);
   const secret = flagSecret ?? profile.secret;
   if (secret !== undefined && secret.trim() === '') throw new UsageError('--secret is empty');
+  if (secret !== undefined) checkHeaderSafe(secret);
   const inspectUrl = values['inspect-url'] ?? profile.inspectUrl;
   const urlSecrets = [url, inspectUrl].flatMap((u, i) => (u ? parseHttpUrl(i === 0 ? (values.url ? '--url' : '--profile url') : values['inspect-url'] ? '--inspect-url' : '--profile inspectUrl', u).secrets : []));
   if (url && !secret) throw new UsageError(`--secret (or ${SECRET_VARIABLE}, or the profile's secret) is required with --url`);
@@ -110,3 +111,8 @@ export function resolveReceiverSettings(values: Values, env: NodeJS.ProcessEnv =
 
 /** --only A,B --only C: A, B, C (as run takes them). */
 const commaList = (values: string[] | undefined): string[] => (values ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+
+/** The secret travels in a header: a control character or one past Latin-1 cannot (RFC 9110 §5.5). */
+export function checkHeaderSafe(secret: string): void {
+  if (/[\x00-\x1f\x7f]|[^\x00-\xff]/.test(secret)) throw new UsageError('--secret holds a control character or one an HTTP header cannot carry (only visible ASCII and Latin-1 can be sent after Bearer)');
+}

@@ -6,7 +6,7 @@ import { consoleSafe } from '../report/safe-text.ts';
 import { redactUserinfo } from '../runner/replay.ts';
 import { explainTransport, parseHttpUrl } from '../runner/target-url.ts';
 import { createSender, excerpt, NoAnswer } from './http.ts';
-import { SECRET_VARIABLE } from './receiver-settings.ts';
+import { checkHeaderSafe, SECRET_VARIABLE } from './receiver-settings.ts';
 
 const HELP = `usage: dss-conformance send --url URL --secret S [--records N] [--batch-size B] [--metadata k=v]... [--event NAME]
 
@@ -63,6 +63,7 @@ async function send(values: { [K in keyof typeof FLAGS]?: (typeof FLAGS)[K] exte
   const { secrets: urlSecrets } = parseHttpUrl('--url', values.url);
   const secret = values.secret ?? (process.env[SECRET_VARIABLE] || undefined);
   if (!secret || secret.trim() === '') throw new UsageError(`send needs --secret (or ${SECRET_VARIABLE})`);
+  checkHeaderSafe(secret);
   const total = parseIntFlag('records', values.records, 1, 1_000_000) ?? 3;
   const batch = parseIntFlag('batch-size', values['batch-size'], 1, 100_000) ?? 100;
   const timeoutMs = parseIntFlag('timeout-ms', values['timeout-ms'], 1, 600_000) ?? 10_000;

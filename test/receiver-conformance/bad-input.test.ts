@@ -35,6 +35,7 @@ describe('receiver: bad flags are exit 2, one line', () => {
     [['--only', 'RCV-999'], /--only: unknown requirement ID RCV-999/],
     [['--inspect-url', 'http://127.0.0.1:9/x'], /--inspect-url goes with --url/],
     [['--secret', ''], /--secret is empty/],
+    [['--url', 'http://127.0.0.1:9', '--secret', 'line\nbreak'], /--secret holds a control character or one an HTTP header cannot carry/],
   ])('%j', async (args, message) => {
     const run = await runInProcess(['receiver', ...args], { DSSC_RECEIVER_SECRET: undefined });
     expect(run.code, run.stdout + run.stderr).toBe(2);
