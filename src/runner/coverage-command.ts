@@ -82,7 +82,9 @@ export async function coverageCommand(argv: string[]): Promise<number> {
   if (values.json) {
     const { variantCatalogue } = await import('../reference/faults.ts');
     const variants = variantCatalogue().map((v) => v.name);
-    process.stdout.write(JSON.stringify(rows.map((r) => ({ id: r.requirement.id, level: r.requirement.level, spec: r.requirement.spec, checks: r.checks, coverageCases: r.cases, faults: r.faults, benignVariants: variants })), null, 2) + '\n');
+    const { referenceReceiverModule } = await import('../receiver-conformance/reference.ts');
+    const receiverVariants = await referenceReceiverModule().then((m) => m.receiverBenignCatalogue().map((v) => v.name), () => []);
+    process.stdout.write(JSON.stringify(rows.map((r) => ({ id: r.requirement.id, level: r.requirement.level, spec: r.requirement.spec, checks: r.checks, coverageCases: r.cases, faults: r.faults, benignVariants: r.requirement.spec === RECEIVER_SPEC ? receiverVariants : variants })), null, 2) + '\n');
     return EXIT.ok;
   }
   const lines = rows.map((r) => `${r.requirement.id.padEnd(9)} ${r.requirement.level.padEnd(8)} ${String(r.checks).padStart(2)} check(s)  ${r.requirement.spec.padEnd(22)}${r.cases.length ? ` ${r.cases.length} coverage cases` : ''} faults: ${r.faults.join(', ') || '-'}`);
