@@ -13,6 +13,8 @@ commands:
   cleanup    remove what killed runs left behind: source-database tables (--source-db URL), target resources (--base-url URL)
   verify     check a report folder against its results.ndjson: the digest and the verdict
   diff       compare two runs' report folders: newly failing, fixed, still failing, newly not judged
+  receiver   judge a webhook receiver: send it deliveries and check its answers (default: the reference receiver)
+  send       send sample sync.records deliveries to a receiver and print each answer
 
 'dss-conformance <command> --help' (or -h, or 'dss-conformance help <command>') documents each
 command's flags; run's flags can also be DSS_* variables or keys of a --config file.
@@ -33,6 +35,8 @@ const commands: Record<string, () => Promise<Command>> = {
   cleanup: async () => (await import('./runner/cleanup-command.ts')).cleanupCommand,
   verify: async () => (await import('./runner/verify-command.ts')).verifyCommand,
   diff: async () => (await import('./runner/diff-command.ts')).diffCommand,
+  receiver: async () => (await import('./receiver-conformance/receiver-command.ts')).receiverCommand,
+  send: async () => (await import('./receiver-conformance/send-command.ts')).sendCommand,
 };
 
 async function main(argv: string[]): Promise<number> {

@@ -38,7 +38,8 @@ export function checkLine(c: CheckResult, colors: Colors = plain): string {
   const why = c.status === 'skipped' || c.status === 'error' || c.status === 'stale' ? c.reason : c.status === 'expected-fail' ? `baseline: ${c.baseline?.reason ?? ''}` : c.status === 'passed' ? c.note : undefined;
   const title = consoleSafe(c.title);
   const note = why ? consoleSafe(`  (${why.split('\n')[0]})`) : '';
-  return `  ${markColour(colors, c.status)(MARK[c.status])}  ${title}${colors.dim(note)}\n`;
+  const mark = c.warning ? colors.yellow('WARN') : markColour(colors, c.status)(MARK[c.status]);
+  return `  ${mark}  ${title}${colors.dim(note)}\n`;
 }
 
 /**
@@ -98,7 +99,7 @@ export function consoleSummary(run: RunResult, colors: Colors = plain): string {
   const lines: string[] = [];
   for (const c of run.checks.filter((x) => x.status === 'failed' || x.status === 'error' || x.status === 'stale')) {
     const text = c.status === 'failed' ? c.message ?? '' : c.reason ?? '';
-    lines.push('', `${c.status === 'error' ? 'ERROR' : 'FAIL'} ${c.title} [${c.level}] ${c.section}`, ...text.split('\n').map((l) => `  ${l}`), `  replay: ${replayCommand(run, c)}`);
+    lines.push('', `${c.status === 'error' ? 'ERROR' : c.warning ? 'WARN' : 'FAIL'} ${c.title} [${c.level}] ${c.section}`, ...text.split('\n').map((l) => `  ${l}`), `  replay: ${replayCommand(run, c)}`);
   }
   for (const e of run.errors) lines.push('', `ERROR ${e}`);
   for (const p of run.problems ?? []) lines.push('', `FAIL ${p}`);
@@ -110,6 +111,7 @@ export function consoleSummary(run: RunResult, colors: Colors = plain): string {
   }
   const s = summarize(run);
   lines.push('', `checks: ${s.passed} passed, ${s.failed} failed, ${s.error} error, ${s.skipped} skipped${s.expectedFail ? `, ${s.expectedFail} expected-fail` : ''} (${(run.durationMs / 1000).toFixed(1)} s, seed ${run.seed})`);
+  if (run.verdict?.warnings?.length) lines.push(`warnings (SHOULD, not failing the run without --strict): ${run.verdict.warnings.map((w) => w.split(':')[0]).join(', ')}`);
   if (run.verdict?.verdict === 'INCOMPLETE') lines.push(`not judged: ${run.verdict.unjudged.slice(0, 12).join(', ')}${run.verdict.unjudged.length > 12 ? `, and ${run.verdict.unjudged.length - 12} more` : ''}`);
   const body = consoleSafe(lines.join('\n')).replace(/^(FAIL|ERROR|INTERRUPTED) /gm, (m, word: string) => (word === 'ERROR' ? colors.magenta(word) : colors.bold(colors.red(word))) + ' ');
   if (!run.verdict) return body + '\n';

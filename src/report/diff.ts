@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { readJsonFile, UsageError } from '../cli-errors.ts';
 import { shortDigest, STREAM_FILE } from './certificate.ts';
 import { readEvents } from './events.ts';
-import { foldEvents } from './from-events.ts';
-import type { Level, Requirement, RunResult } from './results.ts';
+import { catalogueOf, foldEvents } from './from-events.ts';
+import { loadRequirements, type Level, type Requirement, type RunResult } from './results.ts';
 import { cell } from './render-markdown.ts';
 import { judged, type RequirementResult } from './verdict.ts';
 
@@ -52,7 +52,11 @@ export function readRunFolder(dir: string, label: string, requirements: Requirem
     return raw as RunResult;
   }
   const stream = join(dir, STREAM_FILE);
-  if (existsSync(stream)) return foldEvents(readEvents(stream), requirements).run;
+  if (existsSync(stream)) {
+    const events = readEvents(stream);
+    // A receiver run's stream is folded with the receiver's half of the catalogue.
+    return foldEvents(events, catalogueOf(events) === 'service' ? requirements : loadRequirements(catalogueOf(events))).run;
+  }
   throw new UsageError(`diff: ${label} ${dir}: no results.json or ${STREAM_FILE} (not the report folder of a run)`);
 }
 

@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Baseline } from './baseline.ts';
 import type { ErrorAnswer } from './error-answers.ts';
 import type { Redactor } from './redact.ts';
-import type { CheckResult, DeliveryRecord } from './results.ts';
+import type { Catalogue, CheckResult, DeliveryRecord } from './results.ts';
 import type { RunVerdict } from './verdict.ts';
 
 // The run is a stream of events, written to results.ndjson as they happen. Every report (console,
@@ -21,6 +21,8 @@ export interface DeclaredCapabilities {
   productName?: string | undefined;
   /** The built-in adapter's words for a run's end (adapter.declarative.statuses): WH-020/021 need a word the profile maps to failed. */
   runEnds?: { completed: string[]; failed: string[] } | undefined;
+  /** A receiver run's profile (dss-conformance receiver): whether it has an inspection endpoint, its bounds, the levels policy. */
+  receiver?: { inspectUrl: boolean; maxAgeSeconds: number; responseTimeoutMs: number; strict: boolean } | undefined;
   /** PROFILE requirements declared unsupported, with the reason. */
   unsupported: Record<string, string>;
 }
@@ -51,6 +53,10 @@ export interface RunStartEvent {
   settings: Record<string, unknown>;
   /** The baseline applied, with its entries: the fold applies it, so re-rendering needs nothing else. */
   baseline?: (Baseline & { file: string }) | undefined;
+  /** Which half of the catalogue the run judged: the service's (run, the default) or the receiver's (receiver). */
+  half?: Catalogue | undefined;
+  /** receiver --strict: SHOULD requirements count as MUST (their failures fail the run). */
+  strict?: boolean | undefined;
   /** run --shard I/N: this stream is one slice of a run; `dss-conformance merge` joins the N. */
   shard?: { index: number; count: number } | undefined;
 }

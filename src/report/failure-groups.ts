@@ -5,7 +5,8 @@ import type { CheckResult, RunResult } from './results.ts';
 // finding about the target and an error only says a rule could not be judged.
 
 export interface FailureGroup {
-  kind: 'FAIL' | 'ERROR';
+  /** WARN: a SHOULD failure that does not fail the run (no --strict). */
+  kind: 'FAIL' | 'WARN' | 'ERROR';
   /** The first line of the message (a failure) or of the reason (an error): what the group shares. */
   why: string;
   checks: CheckResult[];
@@ -15,11 +16,11 @@ const firstLine = (text: string | undefined) => (text ?? '').split('\n').find((l
 
 export const isFailure = (c: CheckResult) => c.status === 'failed' || c.status === 'stale';
 
-/** Failed and unjudgeable checks folded by identical reason, failures first, each kind in the order first seen. */
+/** Failed and unjudgeable checks folded by identical reason, failures first, then errors, then warnings, each kind in the order first seen. */
 export function failureGroups(run: RunResult): FailureGroup[] {
   const groups = new Map<string, FailureGroup>();
   for (const c of run.checks) {
-    const kind = isFailure(c) ? 'FAIL' : c.status === 'error' ? 'ERROR' : undefined;
+    const kind = isFailure(c) ? (c.warning ? 'WARN' : 'FAIL') : c.status === 'error' ? 'ERROR' : undefined;
     if (!kind) continue;
     const why = c.status === 'failed' ? firstLine(c.message) : c.reason ?? (kind === 'ERROR' ? 'no judgeable answer' : 'stale baseline entry');
     const key = `${kind}\u0000${why}`;
@@ -28,7 +29,7 @@ export function failureGroups(run: RunResult): FailureGroup[] {
     groups.set(key, group);
   }
   const all = [...groups.values()];
-  return [...all.filter((g) => g.kind === 'FAIL'), ...all.filter((g) => g.kind === 'ERROR')];
+  return [...all.filter((g) => g.kind === 'FAIL'), ...all.filter((g) => g.kind === 'ERROR'), ...all.filter((g) => g.kind === 'WARN')];
 }
 
 /** The line that reruns every check of the group: `--only` takes a list. */

@@ -1,7 +1,7 @@
 import { applyBaseline } from './baseline.ts';
 import { judgeErrorAnswers, type ErrorAnswer } from './error-answers.ts';
 import type { DeclaredCapabilities, RunEvent, RunStartEvent } from './events.ts';
-import type { CheckResult, DeliveryRecord, Requirement, RunResult } from './results.ts';
+import type { Catalogue, CheckResult, DeliveryRecord, Requirement, RunResult } from './results.ts';
 import { runVerdict, type RunVerdict } from './verdict.ts';
 
 // The one place a run's result is computed: every renderer gets the RunResult folded here from the
@@ -90,7 +90,7 @@ export function foldEvents(events: readonly RunEvent[], requirements: Requiremen
     ...(problems.length ? { problems } : {}),
     ...(baseline ? { baseline: { file: baseline.file, unmatched } } : {}),
   };
-  run.verdict = runVerdict(requirements, judged, [...errors, ...problems], selected);
+  run.verdict = runVerdict(requirements, judged, [...errors, ...problems], selected, { strict: start?.strict });
   const shards = shardsOf(starts);
   if (shards) {
     run.shards = shards;
@@ -124,4 +124,10 @@ function unmerged(v: RunVerdict, shards: NonNullable<RunResult['shards']>, requi
   }
   v.unjudged.unshift(`shards ${shards.missing.map((i) => `${i}/${shards.count}`).join(', ')} (not merged)`);
   if (v.verdict === 'CONFORMANT') v.verdict = 'INCOMPLETE';
+}
+
+/** The half of the catalogue a stream judged (its run-start says; the service's when it does not). */
+export function catalogueOf(events: readonly RunEvent[]): Catalogue {
+  const start = events.find((e): e is RunStartEvent => e.type === 'run-start');
+  return start?.half ?? 'service';
 }

@@ -27,8 +27,8 @@ export function duration(ms: number): string {
   return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 }
 
-const ORDER: RequirementStatus[] = ['fail', 'error', 'pass', 'expected-fail', 'skip', 'not-run'];
-const WORD: Record<RequirementStatus, string> = { fail: 'failed', error: 'error', pass: 'passed', 'expected-fail': 'expected-fail', skip: 'skipped', 'not-run': 'not run' };
+const ORDER: RequirementStatus[] = ['fail', 'warn', 'error', 'pass', 'expected-fail', 'skip', 'not-run'];
+const WORD: Record<RequirementStatus, string> = { fail: 'failed', warn: 'warned', error: 'error', pass: 'passed', 'expected-fail': 'expected-fail', skip: 'skipped', 'not-run': 'not run' };
 
 /** `65 requirements: 3 failed, 60 passed, 2 skipped`, counted as the score counts them. */
 export function bannerCounts(run: RunResult): string {

@@ -111,7 +111,7 @@ export function junitXml(run: RunResult, redactor: Redactor): string {
         const message = c.status === 'stale' ? c.reason ?? 'stale baseline entry' : c.message ?? '(no message)';
         const body = [`${c.id} [${c.level}] ${c.section}`, '', message, '', `replay: ${replayCommand(run, c)}`].join('\n');
         const first = summaryLine(message, 'failed');
-        out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
+        out.push(`${open}>`, `      <failure message="${escape(redactor.text(first))}" type="${c.warning ? 'warning' : escape(c.level)}">${escape(redactor.text(body))}</failure>`, '    </testcase>');
       }
     }
     if (area === 'webhooks' && run.deliveries) out.push(`    <system-out>${escape(redactor.text(deliveryLines(run)))}</system-out>`);

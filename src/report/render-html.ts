@@ -1,7 +1,8 @@
 import type { FoldedRun } from './from-events.ts';
-import { notKeptText, replayCommand, type CheckResult, type Requirement, type RunResult } from './results.ts';
+import { notKeptText, replayCommand, summarize, type CheckResult, type Requirement, type RunResult } from './results.ts';
 import { bannerCounts, certificateRows, duration, esc, failureList, requirementAnchor, RUN_PROBLEMS_ANCHOR, strayAnchor } from './html-certificate.ts';
-import type { RequirementResult } from './verdict.ts';
+import { escapeControls } from './safe-text.ts';
+import { shownLevels, type RequirementResult } from './verdict.ts';
 
 // report.html: the page a vendor hands to a certifier. One file, no script and no request of any
 // kind (its Content-Security-Policy forbids them): it must open the same on an air-gapped laptop
@@ -90,10 +91,13 @@ function metaTable(folded: FoldedRun): string {
 function scoreTable(run: RunResult): string {
   const v = run.verdict;
   if (!v) return '<p class="muted">No verdict.</p>';
-  const head = '<tr><th>Level</th><th class="num">pass</th><th class="num">fail</th><th class="num">error</th><th class="num">skip</th><th class="num">expected-fail</th><th class="num">not run</th></tr>';
-  const rows = (['MUST', 'INFERRED', 'PROFILE'] as const).map((level) => {
+  // A receiver run has SHOULD requirements, whose failures are warnings unless --strict.
+  const levels = shownLevels(v);
+  const warn = levels.includes('SHOULD');
+  const head = `<tr><th>Level</th><th class="num">pass</th><th class="num">fail</th>${warn ? '<th class="num">warn</th>' : ''}<th class="num">error</th><th class="num">skip</th><th class="num">expected-fail</th><th class="num">not run</th></tr>`;
+  const rows = levels.map((level) => {
     const c = v.levels[level];
-    return `<tr><th>${level}</th>${[c.pass, c.fail, c.error, c.skip, c['expected-fail'], c['not-run']].map((n) => `<td class="num">${n}</td>`).join('')}</tr>`;
+    return `<tr><th>${level}</th>${[c.pass, c.fail, ...(warn ? [c.warn ?? 0] : []), c.error, c.skip, c['expected-fail'], c['not-run']].map((n) => `<td class="num">${n}</td>`).join('')}</tr>`;
   });
   return `<table data-testid="score">${head}${rows.join('')}</table>`;
 }
@@ -106,7 +110,14 @@ function incomplete(run: RunResult): string {
 
 function capabilities({ capabilities: c }: FoldedRun): string {
   if (!c) return '<p class="muted">No profile recorded.</p>';
-  const rows: Array<[string, string]> = [
+  const r = c.receiver;
+  // A receiver run (dss-conformance receiver): its profile's answers, not the service's.
+  const rows: Array<[string, string]> = r ? [
+    ['Inspection endpoint', r.inspectUrl ? 'declared (RCV-007 and RCV-009 observable)' : 'none (RCV-007 and RCV-009 not observable)'],
+    ['Age tolerance (maxAgeSeconds)', `${r.maxAgeSeconds} s`],
+    ['Response bound (responseTimeoutMs)', `${r.responseTimeoutMs} ms`],
+    ['SHOULD requirements', r.strict ? 'count as MUST (--strict)' : 'warnings (without --strict)'],
+  ] : [
     ['Profile name', c.name],
     ['Connection kinds', Object.entries(c.kinds).map(([k, t]) => `${k} (${t})`).join(', ') || 'none declared'],
     ['Versions', c.versions ? `default ${c.versions.default ?? 'not declared'}; supported ${c.versions.supported?.join(', ') ?? 'all known'}` : 'not declared'],
@@ -116,6 +127,7 @@ function capabilities({ capabilities: c }: FoldedRun): string {
     // WH-020/021 count only a run that ends in a word mapped to failed.
     ['Run ends (completed / failed)', c.runEnds ? `${c.runEnds.completed.join(', ')} / ${c.runEnds.failed.join(', ')}` : "not declared (the adapter's own reading)"],
   ];
+  if (r) return `<table class="meta" data-testid="capabilities">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>`;
   const unsupported = Object.entries(c.unsupported);
   const list = unsupported.length ? `<ul class="plain">${unsupported.map(([id, why]) => `<li><b>${esc(id)}</b>: ${esc(why)}</li>`).join('')}</ul>` : 'none';
   return `<table class="meta" data-testid="capabilities">${rows.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}<tr><th>Declared unsupported</th><td>${list}</td></tr></table>`;

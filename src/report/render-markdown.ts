@@ -2,14 +2,13 @@ import { shortDigest } from './certificate.ts';
 import { failureGroups, groupIds, groupReplay, type FailureGroup } from './failure-groups.ts';
 import { replayCommand, summarize, type RunResult } from './results.ts';
 import { escapeControls } from './safe-text.ts';
-import { verdictLine } from './verdict.ts';
+import { shownLevels, verdictLine } from './verdict.ts';
 
 // CI-native output: summary.md (what GitHub shows on the run's page when it is appended to
 // $GITHUB_STEP_SUMMARY, and what a GitLab job can attach) and ::error workflow commands, which
 // GitHub turns into annotations on the run. Target text in either must not become markup or a
 // command of its own.
 
-const LEVELS = ['MUST', 'INFERRED', 'PROFILE'] as const;
 /** GitHub shows at most 10 error annotations per step; more would only be dropped. */
 export const MAX_ANNOTATIONS = 10;
 const MAX_FAILURES_LISTED = 50;
@@ -43,10 +42,12 @@ export function summaryMarkdown(run: RunResult): string {
   const kit = [run.kitVersion && `dss-conformance ${cell(run.kitVersion)}`, run.catalogue && `requirement catalogue sha256:${shortDigest(run.catalogue)}`, run.stream && `${run.stream.file} SHA-256 \`${run.stream.sha256}\``].filter(Boolean);
   if (kit.length > 0) out.push(`${kit.join(' · ')}`, '');
   if (v) {
-    out.push('| level | pass | fail | error | skip | expected-fail | not run |', '|---|---:|---:|---:|---:|---:|---:|');
-    for (const level of LEVELS) {
+    const levels = shownLevels(v);
+    const warn = levels.includes('SHOULD');
+    out.push(`| level | pass | fail |${warn ? ' warn |' : ''} error | skip | expected-fail | not run |`, `|---|---:|---:|${warn ? '---:|' : ''}---:|---:|---:|---:|`);
+    for (const level of levels) {
       const c = v.levels[level];
-      out.push(`| ${level} | ${c.pass} | ${c.fail} | ${c.error} | ${c.skip} | ${c['expected-fail']} | ${c['not-run']} |`);
+      out.push(`| ${level} | ${c.pass} | ${c.fail} |${warn ? ` ${c.warn ?? 0} |` : ''} ${c.error} | ${c.skip} | ${c['expected-fail']} | ${c['not-run']} |`);
     }
     out.push('');
   }
@@ -75,7 +76,7 @@ function groupEntry(run: RunResult, g: FailureGroup, withEvidence: boolean): str
     : `- **${g.kind} ×${g.checks.length}** ${cell(groupIds(g))}: ${cell(g.why)}`;
   const out = [head, '', indent(fenced(g.checks.length === 1 ? replayCommand(run, c) : groupReplay(run, g))), ''];
   // The rest of a failure's message: the request and response that show it (redacted like all of it).
-  const rest = g.kind === 'FAIL' && c.message ? c.message.split('\n').slice(c.message.split('\n').findIndex((l) => l.trim() !== '') + 1).join('\n').trim() : '';
+  const rest = g.kind !== 'ERROR' && c.message ? c.message.split('\n').slice(c.message.split('\n').findIndex((l) => l.trim() !== '') + 1).join('\n').trim() : '';
   if (withEvidence && rest) {
     const shown = rest.length > MAX_EVIDENCE_CHARS ? `${rest.slice(0, MAX_EVIDENCE_CHARS)}\n… (cut: the whole of it is in report.html)` : rest;
     out.push(indent('<details><summary>evidence</summary>'), '', indent(fenced(shown)), '', indent('</details>'), '');
@@ -104,9 +105,10 @@ export function githubAnnotations(run: RunResult): string {
   const groups = failureGroups(run);
   for (const g of groups.slice(0, MAX_ANNOTATIONS - 1 + (groups.length <= MAX_ANNOTATIONS ? 1 : 0))) {
     const c = g.checks[0]!;
-    const why = g.kind === 'FAIL' ? g.why : `no judgeable answer: ${g.why}`;
-    if (g.checks.length === 1) lines.push(`::error title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
-    else lines.push(`::error title=${commandProperty(`${g.checks.length} checks: ${groupIds(g, 4)}`)}::${commandData(`${why}\nreplay: ${groupReplay(run, g)}`)}`);
+    const why = g.kind !== 'ERROR' ? g.why : `no judgeable answer: ${g.why}`;
+    const command = g.kind === 'WARN' ? 'warning' : 'error';
+    if (g.checks.length === 1) lines.push(`::${command} title=${commandProperty(`${c.id} [${c.level}]`)}::${commandData(`${c.title}: ${why}\nreplay: ${replayCommand(run, c)}`)}`);
+    else lines.push(`::${command} title=${commandProperty(`${g.checks.length} checks: ${groupIds(g, 4)}`)}::${commandData(`${why}\nreplay: ${groupReplay(run, g)}`)}`);
   }
   if (groups.length > MAX_ANNOTATIONS) {
     const left = groups.slice(MAX_ANNOTATIONS - 1).reduce((n, g) => n + g.checks.length, 0);

@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { packageRoot } from '../paths.ts';
 import type { RunVerdict } from './verdict.ts';
 
-export type Level = 'MUST' | 'INFERRED' | 'PROFILE';
+/** SHOULD: the spec says should or may (the receiver catalogue); a failure is a warning unless --strict. */
+export type Level = 'MUST' | 'INFERRED' | 'PROFILE' | 'SHOULD';
+
+/** The two halves of the catalogue: the service's requirements (run) and the webhook receiver's (receiver). */
+export type Catalogue = 'service' | 'receivers';
+
+/** The spec file of the receiver catalogue: its requirements are judged by `receiver`, never by `run`. */
+export const RECEIVER_SPEC = 'receivers.spec.ts';
 
 export interface Requirement {
   id: string;
@@ -14,9 +21,12 @@ export interface Requirement {
   interpretation?: string;
 }
 
-export function loadRequirements(): Requirement[] {
+/** The requirements of one half of the catalogue (the service's by default), or of both ('all'). */
+export function loadRequirements(catalogue: Catalogue | 'all' = 'service'): Requirement[] {
   const file = join(packageRoot, 'specs', 'requirements.json');
-  return (JSON.parse(readFileSync(file, 'utf8')) as { requirements: Requirement[] }).requirements;
+  const all = (JSON.parse(readFileSync(file, 'utf8')) as { requirements: Requirement[] }).requirements;
+  if (catalogue === 'all') return all;
+  return all.filter((r) => (r.spec === RECEIVER_SPEC) === (catalogue === 'receivers'));
 }
 
 export type CheckStatus = 'passed' | 'failed' | 'skipped' | 'error' | 'expected-fail' | 'stale';
@@ -51,6 +61,8 @@ export interface CheckResult {
   note?: string;
   /** Failure message: evidence, redacted. */
   message?: string;
+  /** A failure of a SHOULD requirement in a run without --strict: reported, but it does not fail the run. */
+  warning?: boolean;
   durationMs: number;
   /** The version of the pass this result comes from, when the run made one pass per version (--api-version all). */
   version?: string;

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { EXIT, readJsonFile, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
 import { packageRoot } from '../paths.ts';
-import { loadRequirements, type Requirement } from '../report/results.ts';
+import { loadRequirements, RECEIVER_SPEC, type Requirement } from '../report/results.ts';
 
 const HELP = `usage: dss-conformance coverage [--json] [-h]
        dss-conformance coverage --input-space [REPORTS-DIR] [--profile FILE] [--json]
@@ -11,7 +11,9 @@ const HELP = `usage: dss-conformance coverage [--json] [-h]
 Lists every requirement of the catalogue (specs/requirements.json) with its level, the spec file
 whose checks are titled with its ID, the number of such checks, the cases of its coverage phase,
 and the reference faults that prove them; then the benign variants every check must pass under.
-Requirements without a check, or proven by one fault only, are listed at the end. The area (the
+Requirements without a check, or proven by one fault only, are listed at the end. The receiver
+requirements (RCV, spec receivers.spec.ts, judged by 'dss-conformance receiver') are proven by the
+reference receiver's faults. The area (the
 spec file's name) and the level are what 'run --only' and 'run --exclude' select by, besides IDs.
 
 With --input-space: how much of the input space (schemas/input-space.json) the run whose reports
@@ -42,15 +44,27 @@ export async function coverage(): Promise<Coverage[]> {
   const { faultCatalogue } = await import('../reference/faults.ts');
   const { coverageCaseNames } = await import('../generators/coverage.ts');
   const cases = coverageCaseNames();
-  return loadRequirements().map((requirement) => {
+  // Receiver requirements are proven by the reference receiver's faults.
+  const receiverFaults = await receiverFaultCatalogue();
+  return loadRequirements('all').map((requirement) => {
     const titled = new RegExp(`check\\(\\s*[\`'"]${requirement.id}\\b`, 'g');
     return {
       requirement,
       checks: (sources.match(titled) ?? []).length,
       cases: cases[requirement.id] ?? [],
-      faults: faultCatalogue().filter((f) => f.breaks.includes(requirement.id)).map((f) => f.name),
+      faults: (requirement.spec === RECEIVER_SPEC ? receiverFaults : faultCatalogue()).filter((f) => f.breaks.includes(requirement.id)).map((f) => f.name),
     };
   });
+}
+
+/** The reference receiver's faults; none in a build without it. */
+async function receiverFaultCatalogue(): Promise<Array<{ name: string; breaks: string[] }>> {
+  const { referenceReceiverModule } = await import('../receiver-conformance/reference.ts');
+  try {
+    return (await referenceReceiverModule()).receiverFaultCatalogue();
+  } catch {
+    return [];
+  }
 }
 
 export async function coverageCommand(argv: string[]): Promise<number> {
@@ -68,7 +82,9 @@ export async function coverageCommand(argv: string[]): Promise<number> {
   if (values.json) {
     const { variantCatalogue } = await import('../reference/faults.ts');
     const variants = variantCatalogue().map((v) => v.name);
-    process.stdout.write(JSON.stringify(rows.map((r) => ({ id: r.requirement.id, level: r.requirement.level, spec: r.requirement.spec, checks: r.checks, coverageCases: r.cases, faults: r.faults, benignVariants: variants })), null, 2) + '\n');
+    const { referenceReceiverModule } = await import('../receiver-conformance/reference.ts');
+    const receiverVariants = await referenceReceiverModule().then((m) => m.receiverBenignCatalogue().map((v) => v.name), () => []);
+    process.stdout.write(JSON.stringify(rows.map((r) => ({ id: r.requirement.id, level: r.requirement.level, spec: r.requirement.spec, checks: r.checks, coverageCases: r.cases, faults: r.faults, benignVariants: r.requirement.spec === RECEIVER_SPEC ? receiverVariants : variants })), null, 2) + '\n');
     return EXIT.ok;
   }
   const lines = rows.map((r) => `${r.requirement.id.padEnd(9)} ${r.requirement.level.padEnd(8)} ${String(r.checks).padStart(2)} check(s)  ${r.requirement.spec.padEnd(22)}${r.cases.length ? ` ${r.cases.length} coverage cases` : ''} faults: ${r.faults.join(', ') || '-'}`);
@@ -76,10 +92,12 @@ export async function coverageCommand(argv: string[]): Promise<number> {
   const single = rows.filter((r) => r.faults.length === 1);
   const uncovered = rows.filter((r) => r.checks === 0);
   const unproven = rows.filter((r) => r.checks > 0 && r.faults.length === 0);
-  const levels = ['MUST', 'INFERRED', 'PROFILE'].map((l) => `${rows.filter((r) => r.requirement.level === l).length} ${l}`).join(', ');
+  const levels = ['MUST', 'INFERRED', 'PROFILE'].map((l) => `${rows.filter((r) => r.requirement.level === l && r.requirement.spec !== RECEIVER_SPEC).length} ${l}`).join(', ');
+  const receivers = rows.filter((r) => r.requirement.spec === RECEIVER_SPEC);
+  const receiverLevels = ['MUST', 'SHOULD'].map((l) => `${receivers.filter((r) => r.requirement.level === l).length} ${l}`).join(', ');
   lines.push(
     '',
-    `${rows.length} requirements (${levels}); ${rows.length - uncovered.length} with a check; ${rows.length - uncovered.length - unproven.length} with a check proven by a fault`,
+    `${rows.length - receivers.length} requirements (${levels}) and ${receivers.length} receiver requirements (${receiverLevels}, judged by 'dss-conformance receiver', proven by the reference receiver's faults); ${rows.length - uncovered.length} with a check; ${rows.length - uncovered.length - unproven.length} with a check proven by a fault`,
     `without a check: ${uncovered.map((r) => r.requirement.id).join(', ') || 'none'}`,
     `checked but no fault proves it: ${unproven.map((r) => r.requirement.id).join(', ') || 'none'}`,
     `proven by one fault only: ${single.map((r) => r.requirement.id).join(', ') || 'none'}`,

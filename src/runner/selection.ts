@@ -7,7 +7,7 @@ import type { Requirement } from '../report/results.ts';
 
 export const areaOf = (r: Requirement) => r.spec.replace(/\.spec\.[cm]?[jt]s$/, '');
 
-const LEVELS = ['MUST', 'INFERRED', 'PROFILE'];
+const LEVELS = ['MUST', 'SHOULD', 'INFERRED', 'PROFILE'];
 
 /** The requirement IDs one selector names; a selector that names none is a usage error. */
 function matching(flag: string, selector: string, requirements: Requirement[]): string[] {

@@ -1,7 +1,10 @@
-import { resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { EXIT, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
-import { loadRequirements } from '../report/results.ts';
+import { readEvents } from '../report/events.ts';
+import { catalogueOf } from '../report/from-events.ts';
+import { loadRequirements, type Catalogue } from '../report/results.ts';
 import { consoleSafe } from '../report/safe-text.ts';
 import { verifyFolder } from '../report/verify.ts';
 
@@ -24,11 +27,22 @@ export async function verifyCommand(argv: string[]): Promise<number> {
     return EXIT.ok;
   }
   if (positionals.length !== 1) throw new UsageError(`verify takes one report folder, got ${positionals.length} (see 'dss-conformance verify --help')`);
-  const outcome = verifyFolder(resolve(positionals[0]!), loadRequirements());
+  const dir = resolve(positionals[0]!);
+  const outcome = verifyFolder(dir, loadRequirements(halfOf(dir)));
   if (outcome.ok) {
     process.stdout.write(consoleSafe(outcome.line) + '\n');
     return EXIT.ok;
   }
   process.stderr.write(consoleSafe(`dss-conformance: verify: ${outcome.reason}`) + '\n');
   return EXIT.checkFailed;
+}
+
+/** A receiver run is folded with the receiver's requirements: its run-start says which half it judged. */
+function halfOf(dir: string): Catalogue {
+  const stream = join(dir, 'results.ndjson');
+  try {
+    return existsSync(stream) ? catalogueOf(readEvents(stream)) : 'service';
+  } catch {
+    return 'service'; // an unreadable stream: verifyFolder says why
+  }
 }

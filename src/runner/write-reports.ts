@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../cli-errors.ts';
 import type { RunEvent } from '../report/events.ts';
-import { foldEvents, type FoldedRun } from '../report/from-events.ts';
+import { catalogueOf, foldEvents, type FoldedRun } from '../report/from-events.ts';
 import { junitXml } from '../report/junit.ts';
 import type { Redactor } from '../report/redact.ts';
 import { renderHtml } from '../report/render-html.ts';
@@ -17,7 +17,8 @@ export const OWNED_REPORTS = ['results.ndjson', 'results.json', 'junit.xml', 're
 
 /** The stream (results.ndjson in dir) must be complete: every report written here carries its digest. */
 export function writeReports(dir: string, events: readonly RunEvent[], redactor: Redactor): FoldedRun {
-  const folded = foldEvents(events, loadRequirements());
+  const requirements = loadRequirements(catalogueOf(events));
+  const folded = foldEvents(events, requirements);
   const { run } = folded;
   const digest = streamDigest(dir);
   if (digest) run.stream = { file: STREAM_FILE, sha256: digest };
@@ -26,7 +27,7 @@ export function writeReports(dir: string, events: readonly RunEvent[], redactor:
     writeFileSync(join(dir, 'junit.xml'), junitXml(run, redactor));
     writeFileSync(join(dir, 'results.json'), JSON.stringify(redactor.value(run), null, 2) + '\n');
     if (run.deliveries) writeFileSync(join(dir, 'deliveries.json'), JSON.stringify(redactor.value({ deliveries: run.deliveries, ...(run.deliveriesNotKept ? { notKept: run.deliveriesNotKept } : {}) }), null, 1) + '\n');
-    writeFileSync(join(dir, 'report.html'), redactor.markup(renderHtml(folded, loadRequirements())));
+    writeFileSync(join(dir, 'report.html'), redactor.markup(renderHtml(folded, requirements)));
     writeFileSync(join(dir, 'summary.md'), redactor.text(summaryMarkdown(run)));
   } catch (error) {
     throw new UsageError(`--reports ${dir}: cannot write (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
