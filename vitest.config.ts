@@ -66,7 +66,7 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'isolated', include: isolated, isolate: true } },
-      { extends: true, test: { name: 'shared', include: shared, isolate: false } },
+      { extends: true, test: { name: 'shared', include: shared, isolate: false, setupFiles: ['test/helpers/shared-worker-setup.ts'] } },
     ],
   },
 });
