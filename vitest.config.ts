@@ -20,7 +20,7 @@ function testFiles(): string[] {
 // being listed. A file that mocks modules, fakes timers or stubs globals, touches the process's
 // own state (listeners, environment, exit code), or starts processes runs in a fresh worker of its
 // own (vitest's isolation). The rest (the in-process tests: the reference, the receiver, the
-// suite's parts) share workers and their loaded modules: each fresh worker cost ~0.6 s of CPU to
+// suite's parts) share workers and their loaded modules: each fresh worker cost ~0.5 s of CPU to
 // start and load the kit, for ~half of the files.
 const NEEDS_ISOLATION = /\bvi\.(?:mock|doMock|unmock|stubEnv|stubGlobal|useFakeTimers|resetModules)\b|process\.(?:on|once|chdir|exit|exitCode|env\.[A-Z_]+\s*=[^=]|env\[[^\]]+\]\s*=[^=])|delete process\.env|\bspawn\(|\bfork\(|\bexecFile|\brunCli\b|\buseRunServers\b|\bcreateRunServerPool\b/;
 

@@ -17,7 +17,7 @@ import { useRunServers } from './run-server-pool.ts';
 const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.test(s);
 
 // Command lines judged only by their exit code and output go to shared children that load the
-// kit once (test/suite/run-server-pool.ts): a process each cost ~1.5 s of CPU for a line that is
+// kit once (test/suite/run-server-pool.ts): a process each cost 0.5-0.9 s of CPU for a line that is
 // refused in milliseconds. What the process itself does (its own stderr, its exit) is held to the
 // same by the runs below that keep a process of their own (a closed port, garbage, TLS) and by
 // 'the same refusal in a process of its own'.
