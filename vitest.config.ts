@@ -1,18 +1,46 @@
+import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 // The project's own tests. The conformance specs in specs/ are run by `dss-conformance run`,
 // which builds its own vitest configuration (src/runner/).
+
+/** Files that start CLI runs (their cost is child processes): run first, the matrices before them. */
+function weight(text: string): number {
+  if (/\buseRunServers\b/.test(text)) return 3;
+  if (/\brunCli\b|\bspawn\(|\bfork\(|\bexecFile/.test(text)) return 2;
+  return 1;
+}
+
+/**
+ * The longest files first, so none of them starts last and runs alone at the end: from the last
+ * run's durations when vitest has them for every file (a developer's checkout), else (a fresh
+ * clone, CI) the matrices, then the other files that start processes, then the rest, each group
+ * in vitest's own order (larger files first). Every file keeps a fresh worker of its own (vitest's
+ * isolation): sharing workers between in-process files saved ~23 s of CPU but let one file's
+ * leftovers reach the next, and two receiver tests then failed on a busy machine.
+ */
+class LongestFirst extends BaseSequencer {
+  override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(specs);
+    if (specs.every((s) => this.ctx.cache.getTestSpecificationResult(s))) return sorted;
+    const key = (s: TestSpecification) => weight(readFileSync(s.moduleId, 'utf8'));
+    return sorted.map((s, i) => ({ s, i, k: key(s) })).sort((a, b) => b.k - a.k || a.i - b.i).map((x) => x.s);
+  }
+}
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // Generous: a test's verdict must not depend on how busy the machine is. A whole CLI run takes a
     // few seconds idle and minutes on a saturated runner; a hang still ends here, well inside CI's limit.
     testTimeout: 600_000,
     hookTimeout: 300_000,
     // The fault matrix runs the CLI once per fault in child processes; three at a time fits 2 cores.
     maxConcurrency: 3,
+    sequence: { sequencer: LongestFirst },
     // Two files at a time: most files wait on child processes and loopback servers, so a second
     // one fills the gaps (vitest's default on 2 cores is one file at a time).
     maxWorkers: 2,
+    include: ['test/**/*.test.ts'],
   },
 });

@@ -18,7 +18,7 @@ import { runStartEvent } from './run-events.ts';
 import { ciOutputs, OWNED_REPORTS, writeReports } from './write-reports.ts';
 import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
-import { onlyPattern, runSuite, specFileCount } from './run-suite.ts';
+import { onlyPattern, specFileCount } from './spec-files.ts';
 import { collectErrorAnswers, parseShard } from './shard.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
@@ -287,6 +287,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         collector.selection = pattern;
         collector.version = versions.length > 1 ? version : undefined;
         const pass = versions.length > 1 ? { ...settings, apiVersion: version, versionPass: { version, index, first: index === 0 } } : settings;
+        const { runSuite } = await import('./run-suite.ts');
         const areas = await runSuite(pass, pattern, collector, shard ? `${shard.index}/${shard.count}` : undefined);
         log.emit({ type: 'suite-files', areas });
         collectDeliveries(reportsDir, log, announced);

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { BaseSequencer, startVitest, type TestSpecification } from 'vitest/node';
@@ -6,20 +6,8 @@ import { packageRoot } from '../paths.ts';
 import { pollSettings } from '../adapters/options.ts';
 import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
+import { specGlob } from './spec-files.ts';
 
-/** The spec files: TypeScript in a checkout, compiled JavaScript in the published package. */
-function specGlob(): string {
-  return existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? 'specs/*.spec.ts' : 'dist/specs/*.spec.js';
-}
-
-/** How many spec files there are: a run can be cut into at most that many shards. */
-export function specFileCount(): number {
-  const [dir, suffix] = existsSync(join(packageRoot, 'specs', 'auth.spec.ts')) ? [join(packageRoot, 'specs'), '.spec.ts'] : [join(packageRoot, 'dist', 'specs'), '.spec.js'];
-  return readdirSync(dir).filter((f) => f.endsWith(suffix) && !isReceiverSpec(f)).length;
-}
-
-/** The receiver checks (specs/receivers.spec.ts) judge a webhook receiver: 'receiver' runs them, never 'run'. */
-const isReceiverSpec = (file: string) => /(^|\/)receivers\.spec\.[jt]s$/.test(file);
 const RECEIVER_SPECS = ['specs/receivers.spec.ts', 'dist/specs/receivers.spec.js'];
 
 function setupFile(): string {
@@ -43,10 +31,6 @@ const dbWait = (settings: RunSettings): number => Math.max(0, (settings.sourceDb
 
 /** The areas (spec files) of the last pass, as vitest handed them to the sequencer. */
 let ran: string[] = [];
-
-export function onlyPattern(ids: string[]): RegExp {
-  return new RegExp(`^(${ids.map((id) => id.replace(/[^A-Z0-9-]/g, '')).join('|')})\\b`);
-}
 
 /**
  * Runs the spec files (the checks whose titles match pattern, all when undefined); results arrive

@@ -1,6 +1,7 @@
 import { test, type TestContext } from 'vitest';
 import { TransportError } from '../client/http-client.ts';
 import { redactor, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
+import { annotateUnlocated } from './progress.ts';
 
 /** The prefix by which the collector tells an unjudgeable answer (status error) from a failure. */
 export const UNJUDGEABLE = 'UNJUDGEABLE: ';
@@ -35,7 +36,7 @@ export const NOTE_ANNOTATION = 'dssc-note';
 
 /** Records what the check saw, e.g. which of the accepted outcomes the target gave. */
 export async function note(t: TestContext, message: string): Promise<void> {
-  await t.annotate(redactor().text(message), NOTE_ANNOTATION).catch(() => undefined);
+  await annotateUnlocated(t, redactor().text(message), NOTE_ANNOTATION).catch(() => undefined);
 }
 
 /**

@@ -32,7 +32,7 @@ beforeAll(async () => {
       (9007199254740991, 'big@example.com', 'Big', 0, NULL, NULL, NULL);
   `);
   [ref, receiver] = await Promise.all([start(), startReceiver()]);
-}, 60_000); // PGlite takes seconds to start on a busy machine
+}); // PGlite takes seconds to start, a minute and more on a saturated machine: the default hook timeout (vitest.config.ts)
 
 afterAll(async () => {
   await ref?.close();

@@ -10,10 +10,18 @@ import { RUN_FLAGS } from '../../src/runner/run-flags.ts';
 import { OWNED_REPORTS } from '../../src/runner/write-reports.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // The CLI as a CI pipeline meets it: exit codes, one-line errors, reports, replay, determinism.
 
 const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.test(s);
+
+// Command lines judged only by their exit code and output go to shared children that load the
+// kit once (test/suite/run-server-pool.ts): a process each cost 0.5-0.9 s of CPU for a line that is
+// refused in milliseconds. What the process itself does (its own stderr, its exit) is held to the
+// same by the runs below that keep a process of their own (a closed port, garbage, TLS) and by
+// 'the same refusal in a process of its own'.
+const servers = useRunServers(2);
 
 describe('dss-conformance run: bad input is one line and exit 2', () => {
   test.each([
@@ -49,7 +57,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--variant', 'no-version-eco'], /unknown benign variant 'no-version-eco' \(did you mean no-version-echo\?/],
     [['run', '--fault', 'put-merge-subscribers'], /unknown fault 'put-merge-subscribers' \(did you mean put-merges-subscribers\?/],
   ])('%j', async (args, message) => {
-    const run = await runCli(args as string[]);
+    const run = await servers.run(args as string[]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(oneLine(run.stderr)).toBe(true);
@@ -62,7 +70,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [{ DSS_ALLOW_INCOMPLETE: 'maybe' }, /DSS_ALLOW_INCOMPLETE must be true or false/],
     [{ DSS_CONFIG: '/nonexistent/dssc.json' }, /^dss-conformance: config \/nonexistent\/dssc\.json: no such file$/m],
   ])('a bad variable %j names the variable', async (env, message) => {
-    const run = await runCli(['run'], env);
+    const run = await servers.run(['run'], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(oneLine(run.stderr)).toBe(true);
@@ -71,7 +79,7 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
   test('a config file value names the file and the key', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     writeFileSync(join(dir, 'c.json'), JSON.stringify({ seed: 3, 'max-duration': '5 minutes', 'api-key': { $env: 'DSSC_UNSET_VAR' } }));
-    const run = await runCli(['run', '--config', join(dir, 'c.json')]);
+    const run = await servers.run(['run', '--config', join(dir, 'c.json')]);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^dss-conformance: config .*c\.json: \/(max-duration|api-key)/m);
     expect(oneLine(run.stderr)).toBe(true);
@@ -87,11 +95,25 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     for (const [i, [text, message]] of cases.entries()) {
       const file = join(dir, `p${i}.json`);
       writeFileSync(file, text);
-      const run = await runCli(['run', '--profile', file]);
+      const run = await servers.run(['run', '--profile', file]);
       expect(run.code, run.stderr).toBe(2);
       expect(run.stderr).toMatch(message);
       expect(oneLine(run.stderr)).toBe(true);
     }
+  });
+});
+
+describe('dss-conformance run: the same refusal in a process of its own', () => {
+  test.each([
+    [['run', '--num-runs', 'many'], {}, /--num-runs must be an integer/],
+    [['frobnicate'], {}, /unknown command 'frobnicate'/],
+    [['run'], { DSS_SEED: '-3' }, /^dss-conformance: DSS_SEED must be between 0 and 2147483647/m],
+  ])('%j %j', async (args, env, message) => {
+    const run = await runCli(args, env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(oneLine(run.stderr)).toBe(true);
+    expect(run.stdout).toBe('');
   });
 });
 
@@ -130,7 +152,7 @@ describe('dss-conformance run: a target that is down or not the service is exit 
 
 describe('help: -h, --help and help COMMAND on every command', () => {
   test.concurrent.each(['run', 'serve', 'faults', 'coverage', 'baseline', 'cleanup'])('%s', async (command) => {
-    const outputs = await Promise.all([[command, '-h'], [command, '--help'], ['help', command]].map((args) => runCli(args)));
+    const outputs = await Promise.all([[command, '-h'], [command, '--help'], ['help', command]].map((args) => servers.run(args)));
     for (const run of outputs) {
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(new RegExp(`^usage: dss-conformance ${command}\\b`));
@@ -139,7 +161,7 @@ describe('help: -h, --help and help COMMAND on every command', () => {
   });
 
   test('run --help names every report file, every flag, and the DSS_* and --config rule', async () => {
-    const { stdout } = await runCli(['run', '--help']);
+    const { stdout } = await servers.run(['run', '--help']);
     for (const file of OWNED_REPORTS) expect(stdout).toContain(file);
     for (const flag of RUN_FLAGS) expect(stdout).toMatch(new RegExp(`^  --${flag.name}\\b`, 'm'));
     expect(stdout).toContain('DSS_NUM_RUNS');

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { readEvents } from '../../src/report/events.ts';
 import type { RunResult } from '../../src/report/results.ts';
-import { ROOT, runCli, withoutTargetEnv, type CliRun } from './run-cli.ts';
+import { ROOT, withoutTargetEnv, type CliRun } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // Issue 9 item 8: a deep run split across CI jobs. Three shards run against one `serve`, side by
 // side as three jobs would; their folders are merged; the merged verdict and every check's result
@@ -15,6 +16,10 @@ import { ROOT, runCli, withoutTargetEnv, type CliRun } from './run-cli.ts';
 const KEY = 'shard-merge-test-key-0123456789';
 const ORG = 'shard-merge-test-org-0123456789';
 const SEED = '20261122';
+
+// The runs are judged by their exit code, output and reports: they go to three shared run servers
+// (test/suite/run-server-pool.ts), side by side as three CI jobs would run the shards.
+const servers = useRunServers(3);
 
 let serve: ChildProcess | undefined;
 let baseUrl = '';
@@ -49,7 +54,7 @@ describe('run --shard I/N and merge', () => {
   const shardDir = (i: number) => join(dir, `shard-${i}`);
 
   test('three shards merged give the unsharded run\'s verdict and per-check results', async () => {
-    const shards = await Promise.all([1, 2, 3].map((i) => runCli(['run', ...target(), '--shard', `${i}/3`, '--reports', shardDir(i)])));
+    const shards = await Promise.all([1, 2, 3].map((i) => servers.run(['run', ...target(), '--shard', `${i}/3`, '--reports', shardDir(i)])));
     for (const [i, s] of shards.entries()) {
       // A shard alone is never CONFORMANT: the other shards' requirements are not run in it.
       expect(s.code, `shard ${i + 1}: ${s.stdout}${s.stderr}`).toBe(4);
@@ -64,8 +69,8 @@ describe('run --shard I/N and merge', () => {
     const areas = [1, 2, 3].flatMap((i) => readEvents(join(shardDir(i), 'results.ndjson')).flatMap((e) => (e.type === 'suite-files' ? e.areas : [])));
     expect(areas.length).toBe(new Set(areas).size);
 
-    const merged = await runCli(['merge', '--reports', join(dir, 'merged'), shardDir(3), shardDir(1), shardDir(2)]);
-    const whole = await runCli(['run', ...target(), '--reports', join(dir, 'whole')]);
+    const merged = await servers.run(['merge', '--reports', join(dir, 'merged'), shardDir(3), shardDir(1), shardDir(2)]);
+    const whole = await servers.run(['run', ...target(), '--reports', join(dir, 'whole')]);
     expect(whole.code, whole.stdout).toBe(0);
     const mergedResult = resultIn(join(dir, 'merged'));
     const wholeResult = resultIn(join(dir, 'whole'));
@@ -88,7 +93,7 @@ describe('run --shard I/N and merge', () => {
   test('folders that do not make one run: one line, exit 2', async () => {
     // Two different seeds: a shard of another run.
     const other = join(dir, 'other-seed');
-    const otherRun = await runCli(['run', ...target().map((a) => (a === SEED ? '7' : a)), '--shard', '2/3', '--only', 'AUTH-001', '--reports', other]);
+    const otherRun = await servers.run(['run', ...target().map((a) => (a === SEED ? '7' : a)), '--shard', '2/3', '--only', 'AUTH-001', '--reports', other]);
     expect(otherRun.code).toBe(4);
     const empty = join(dir, 'empty');
     mkdirSync(empty, { recursive: true });
@@ -104,7 +109,7 @@ describe('run --shard I/N and merge', () => {
       [[], /name the report folders/],
     ];
     for (const [dirs, message] of cases) {
-      const r = await runCli(['merge', '--reports', join(dir, 'bad-merge'), ...dirs]);
+      const r = await servers.run(['merge', '--reports', join(dir, 'bad-merge'), ...dirs]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(oneLine(r), r.stderr).toBe(true);
@@ -113,7 +118,7 @@ describe('run --shard I/N and merge', () => {
 
   test('bad --shard values: one line, exit 2', async () => {
     for (const [value, message] of [['0/3', /I must be between 1 and N/], ['4/3', /I must be between 1 and N/], ['x', /must be I\/N/], ['1/99', /at most \d+ shards \(one per spec file\)/]] as const) {
-      const r = await runCli(['run', '--shard', value, '--only', 'AUTH-001']);
+      const r = await servers.run(['run', '--shard', value, '--only', 'AUTH-001']);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(oneLine(r)).toBe(true);
