@@ -6,7 +6,7 @@ import { atPointer, loadProfile, referenceProfilePath, type Profile } from '../p
 import type { CreatedResource } from '../report/created-log.ts';
 import { Redactor } from '../report/redact.ts';
 import { ago } from '../source-db/cleanup.ts';
-import { cleanupClient, deleteOne } from './delete-resources.ts';
+import { cleanupClient, deleteOne, NoAnswer } from './delete-resources.ts';
 import { spoken } from './duration.ts';
 import { parseHttpUrl } from './target-url.ts';
 
@@ -108,7 +108,14 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
           deleted++;
           continue;
         }
-        const problem = await deleteOne(client, profile.cleanup![kind]!, r);
+        let problem: string | undefined;
+        try {
+          problem = await deleteOne(client, profile.cleanup![kind]!, r);
+        } catch (error) {
+          // No answer at all: the rest would each cost a timeout; what is left stays for a later cleanup.
+          if (error instanceof NoAnswer) throw new UnreachableError(redactor.text(`deleting ${line}: ${error.message} (deleted ${deleted} before it stopped answering)`));
+          throw error;
+        }
         if (problem === undefined) {
           say(`deleted ${line}`);
           deleted++;

@@ -1,0 +1,90 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, test, vi } from 'vitest';
+import { cli } from '../../src/cli-main.ts';
+
+// `cleanup --base-url` against a target that lists hostile things: ids that are dot segments or
+// empty (which URL resolution turns into a DELETE of the collection or its parent), and a target
+// that stops answering half-way. The kit's prefix must be the only licence to delete.
+
+const KEY = 'hostile-cleanup-key-0123456789';
+const OLD = '2020-01-01T00:00:00Z';
+
+interface Hostile {
+  baseUrl: string;
+  deletes: string[];
+  close(): Promise<void>;
+}
+
+async function hostile(handle: (req: IncomingMessage, res: ServerResponse, deletes: string[]) => void): Promise<Hostile> {
+  const deletes: string[] = [];
+  const server: Server = createServer((req, res) => {
+    if (req.method === 'DELETE') deletes.push(req.url ?? '');
+    handle(req, res, deletes);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    deletes,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+const json = (res: ServerResponse, status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+
+let out = '';
+let server: Hostile | undefined;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  out = '';
+  await server?.close();
+  server = undefined;
+});
+
+async function cleanup(...args: string[]): Promise<number> {
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
+  try {
+    return await cli(['cleanup', '--base-url', server!.baseUrl, '--api-key', KEY, ...args]);
+  } finally {
+    vi.restoreAllMocks();
+  }
+}
+
+describe('cleanup --base-url against a hostile target', () => {
+  test('an id that is empty or a dot segment is never deleted: it would resolve to the collection or its parent', async () => {
+    server = await hostile((req, res) => {
+      if (req.method === 'GET' && req.url === '/api/connections') {
+        return json(res, 200, { data: ['..', '.', '', '%2e%2e', 'ok-1'].map((id, i) => ({ id, name: `dssc-0badc0de-hook-${i}`, created_at: OLD })) });
+      }
+      if (req.method === 'GET') return json(res, 200, { data: [] });
+      return json(res, 200, {});
+    });
+    const code = await cleanup('--older-than', '0');
+    expect(server.deletes.sort()).toEqual(['/api/connections/%252e%252e', '/api/connections/ok-1']);
+    expect(out).toMatch(/not an id/);
+    expect(code).toBe(1);
+    expect(out).not.toContain(KEY);
+  });
+
+  test('a target that stops answering half-way: one line, exit 3 (documented), never an internal error', async () => {
+    server = await hostile((req, res) => {
+      if (req.method === 'GET' && req.url === '/api/connections') {
+        return json(res, 200, { data: [1, 2, 3].map((n) => ({ id: `c${n}`, name: `dssc-0badc0de-hook-${n}`, created_at: OLD })) });
+      }
+      if (req.method === 'GET') return json(res, 200, { data: [] });
+      req.socket.destroy();
+    });
+    const code = await cleanup('--older-than', '0');
+    expect(out).not.toContain('internal error');
+    expect(code).toBe(3);
+    // A target that stopped answering costs one attempt, not one per resource.
+    expect(server.deletes).toHaveLength(1);
+    expect(out.trim().split('\n').at(-1)).toMatch(/^dss-conformance: .*connection reset/);
+    expect(out).not.toContain(KEY);
+  });
+});
