@@ -35,6 +35,7 @@ export function recordedIn(dir: string): Recorded[] {
     } catch {
       throw new UsageError(`verify: ${join(dir, 'results.json')}: not JSON`);
     }
+    if (typeof run !== 'object' || run === null || Array.isArray(run)) throw new UsageError(`verify: ${join(dir, 'results.json')}: not a dss-conformance results.json (not an object)`);
     out.push({ file: 'results.json', digest: run.stream?.sha256, verdict: run.verdict?.verdict, full: run.verdict });
   }
   const junit = read('junit.xml');

@@ -111,4 +111,26 @@ describe('diff', () => {
     expect(notResults.code).toBe(2);
     expect(notResults.stderr).toContain('not a dss-conformance results.json');
   });
+
+  it('a hand-edited results.json or a results.ndjson with bad lines is one line and exit 2 or a diff, never an internal error', async () => {
+    const good = folder('good', old);
+    const cases: Array<[string, string, string]> = [
+      // results.json cut down to what readRunFolder asks for: no errors, no runId.
+      ['results.json', 'sparse', JSON.stringify({ verdict: { verdict: 'CONFORMANT', requirements: [{ id: A, level: 'MUST', status: 'pass' }] } })],
+      ['results.json', 'garbage-requirements', JSON.stringify({ runId: 'x', errors: [], verdict: { verdict: 'CONFORMANT', requirements: [null, 7, 'x', { level: 'MUST' }] } })],
+      ['results.json', 'errors-not-strings', JSON.stringify({ runId: 5, errors: [{ message: 'x' }, null], problems: 'p', verdict: { verdict: 'CONFORMANT', requirements: [] } })],
+      // A stream with lines that parse as JSON but are not events.
+      ['results.ndjson', 'bad-lines', ['null', '42', '"text"', '[]', '{"type":"check-result"}', '{"type":"check-result","check":null}', '{"no":"type"}', '{"type":"run-end","durationMs":1}', '{"truncat'].join('\n')],
+    ];
+    for (const [file, name, text] of cases) {
+      const dir = join(root, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, file), text);
+      for (const argv of [['diff', good, dir], ['diff', dir, good]]) {
+        const r = await run(argv);
+        expect(r.stderr, `${name}: ${argv.join(' ')}`).not.toContain('internal error');
+        expect([0, 1, 2], `${name}: ${r.stderr}`).toContain(r.code);
+      }
+    }
+  });
 });
