@@ -18,8 +18,13 @@ import { parseHttpUrl } from './target-url.ts';
 /** The kit's names: dssc-, the run id (8 hex digits), a dash. Anything else is not the kit's. */
 export const RUN_PREFIX = /^dssc-([0-9a-f]{8})-/;
 
+/** How long the deletes of one cleanup may take: a target that answers slowly, or lists thousands, cannot keep it going for ever. */
+export const CLEANUP_BOUND_MS = 10 * 60_000;
+
 export interface TargetCleanOptions {
   olderThanMs: number;
+  /** Default CLEANUP_BOUND_MS; what is left when it runs out is said, and a later cleanup removes it. */
+  boundMs?: number | undefined;
   dryRun: boolean;
   out(line: string): void;
   warn(line: string): void;
@@ -83,6 +88,8 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
     }
   }
   const now = Date.now();
+  const until = now + (o.boundMs ?? CLEANUP_BOUND_MS);
+  let notTried = 0;
   const byRun = Map.groupBy(found, (r) => r.runId);
   let deleted = 0;
   let runsCleaned = 0;
@@ -103,6 +110,10 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
     for (const kind of RESOURCE_KINDS) {
       for (const r of resources.filter((x) => x.kind === kind)) {
         const line = `${KIND_LABELS[kind]} ${r.id} (${r.name}, run ${runId})`;
+        if (!o.dryRun && Date.now() >= until) {
+          notTried++;
+          continue;
+        }
         if (o.dryRun) {
           say(`would delete ${line}`);
           deleted++;
@@ -126,6 +137,7 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
       }
     }
   }
+  if (notTried > 0) o.warn(`left ${notTried} resource(s) undeleted: the time for deleting (${spoken(o.boundMs ?? CLEANUP_BOUND_MS)}) ran out; run cleanup again to remove them`);
   say(`target ${url.origin}: ${o.dryRun ? 'would delete' : 'deleted'} ${deleted} resource(s) of ${runsCleaned} run(s); kept ${byRun.size - runsCleaned} run(s)`);
-  return { failed };
+  return { failed: failed + notTried };
 }

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, test, vi } from 'vitest';
 import { cli } from '../../src/cli-main.ts';
+import { cleanTarget } from '../../src/runner/cleanup-target.ts';
 
 // `cleanup --base-url` against a target that lists hostile things: ids that are dot segments or
 // empty (which URL resolution turns into a DELETE of the collection or its parent), and a target
@@ -86,5 +87,20 @@ describe('cleanup --base-url against a hostile target', () => {
     expect(server.deletes).toHaveLength(1);
     expect(out.trim().split('\n').at(-1)).toMatch(/^dss-conformance: .*connection reset/);
     expect(out).not.toContain(KEY);
+  });
+
+  test('the deletes are bounded in time: what is left when the bound runs out is said, exit 1, and nothing more is sent', async () => {
+    server = await hostile((req, res) => {
+      if (req.method === 'GET' && req.url === '/api/connections') {
+        return json(res, 200, { data: Array.from({ length: 50 }, (_, n) => ({ id: `c${n}`, name: `dssc-0badc0de-hook-${n}`, created_at: OLD })) });
+      }
+      if (req.method === 'GET') return json(res, 200, { data: [] });
+      return json(res, 200, {});
+    });
+    const lines: string[] = [];
+    const { failed } = await cleanTarget({ baseUrl: { value: server.baseUrl, label: '--base-url' }, apiKey: { value: KEY, label: '--api-key' } }, { olderThanMs: 0, dryRun: false, boundMs: 0, out: (l) => lines.push(l), warn: (l) => lines.push(l) });
+    expect(server.deletes).toEqual([]);
+    expect(failed).toBe(50);
+    expect(lines.join('\n')).toMatch(/left 50 resource\(s\) undeleted: the time for deleting \(0 s\) ran out/);
   });
 });
