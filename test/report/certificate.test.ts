@@ -133,6 +133,12 @@ describe('certificate', () => {
     expect(lines.stderr).not.toContain('internal error');
     expect(lines.code, lines.stderr).toBe(0);
 
+    // Only the banner a reader sees edited, its attribute left as it was.
+    const banner = runFolder(failing(), 'b4b4b4b4');
+    const page = join(banner, 'report.html');
+    writeFileSync(page, readFileSync(page, 'utf8').replace(/(data-verdict="NOT CONFORMANT"[^>]*>)NOT CONFORMANT</, '$1CONFORMANT<'));
+    expect(verifyFolder(banner, requirements)).toEqual({ ok: false, reason: 'results.ndjson folds to NOT CONFORMANT, report.html says CONFORMANT' });
+
     for (const text of ['null', '[]', '"x"', '{"stream": 5, "verdict": "yes"}']) {
       const other = runFolder(failing(), 'f0f0f0f0');
       writeFileSync(join(other, 'results.json'), text);
