@@ -103,4 +103,34 @@ describe('cleanup --base-url against a hostile target', () => {
     expect(failed).toBe(50);
     expect(lines.join('\n')).toMatch(/left 50 resource\(s\) undeleted: the time for deleting \(0 s\) ran out/);
   });
+
+  test('a profile path that URL resolution turns into another origin (/\\\\host) never carries the key there', async () => {
+    const reached: string[] = [];
+    const elsewhere = await hostile((req, res) => {
+      reached.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      json(res, 200, { data: [{ id: 'x', name: 'dssc-0badc0de-hook-0', created_at: OLD }] });
+    });
+    const seen: string[] = [];
+    server = await hostile((req, res) => {
+      seen.push(req.url ?? '');
+      json(res, 200, { data: [] });
+    });
+    const { mkdtempSync, writeFileSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const { tmpdir } = await import('node:os');
+    const host = elsewhere.baseUrl.slice('http://'.length);
+    const file = join(mkdtempSync(join(tmpdir(), 'dssc-cleanup-origin-')), 'p.json');
+    writeFileSync(file, JSON.stringify({ name: 'other-origin', cleanup: { connections: { delete: { path: '/api/connections/{{id}}' }, list: { path: `/\\\\${host}/list`, items: '/data' } }, models: { delete: { path: '/api/models/{{id}}' }, list: { path: `/\\/${host}/list`, items: '/data' } } } }));
+    try {
+      const code = await cleanup('--profile', file, '--older-than', '0');
+      expect(reached).toEqual([]);
+      expect(out).toMatch(/another origin/);
+      expect(out).not.toContain(KEY);
+      expect(code).toBe(1);
+    } finally {
+      await elsewhere.close();
+    }
+    // Nor to the target: the path is refused before anything is sent.
+    expect(seen).toEqual([]);
+  });
 });
