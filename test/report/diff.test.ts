@@ -133,4 +133,11 @@ describe('diff', () => {
       }
     }
   });
+
+  it('a service run and a receiver run are not compared (exit 2): every requirement would read as a regression', async () => {
+    const receiverRun = { ...runOf('rcv00000', {}), verdict: { ...runOf('rcv00000', {}).verdict!, requirements: [{ id: 'RCV-001', level: 'MUST', status: 'pass' }] } } as RunResult;
+    const r = await run(['diff', folder('service-run', old), folder('receiver-run', receiverRun)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^dss-conformance: diff: OLD .* is a service run and NEW .* a receiver run: they judge different requirements and cannot be compared\n$/);
+  });
 });
