@@ -140,4 +140,15 @@ describe('diff', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^dss-conformance: diff: OLD .* is a service run and NEW .* a receiver run: they judge different requirements and cannot be compared\n$/);
   });
+
+  it('a report file that cannot be read (a directory where the stream should be) is one line, exit 2', async () => {
+    const dir = join(root, 'stream-is-a-folder');
+    mkdirSync(join(dir, 'results.ndjson'), { recursive: true });
+    const r = await run(['diff', dir, folder('readable', old)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^dss-conformance: diff: OLD .*stream-is-a-folder: cannot read a report file \(EISDIR\)\n$/);
+    const v = await run(['verify', dir]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/^dss-conformance: verify: .*stream-is-a-folder: cannot read a report file \(EISDIR\)\n$/);
+  });
 });
