@@ -39,7 +39,15 @@ export function readJsonFile(file: string, label: string): unknown {
     return JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
     const e = error as NodeJS.ErrnoException;
-    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${e.message})` : e.message;
+    const why = e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'is a directory' : e instanceof SyntaxError ? `not JSON (${withoutSnippet(e.message)})` : e.message;
     throw new UsageError(`${label}: ${why}`);
   }
+}
+
+/**
+ * V8's JSON error quotes the file's text ("Unexpected token 's', "sk_live_01"... is not valid
+ * JSON"): a key file given by mistake as a profile would have its key printed. The quote is left out.
+ */
+export function withoutSnippet(message: string): string {
+  return message.replace(/, (?:\.\.\.)?"[^]*"(?:\.\.\.)? is not valid JSON$/, '');
 }

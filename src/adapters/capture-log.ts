@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { request } from 'undici';
 import { atPointer } from '../profile/profile.ts';
+import { describeTransportError } from '../client/http-client.ts';
 import type { ReadLogSpec } from './declarative-spec.ts';
 import type { AdapterContext, AdapterResponse, CapturedExchange } from './types.ts';
 
@@ -71,23 +72,36 @@ export async function fetchLogFile(ctx: Pick<AdapterContext, 'baseUrl' | 'apiKey
   // Named without its query: a signed URL's query is its credential.
   const where = `log file ${url.origin}${url.pathname}`;
   const headers: Record<string, string> = sameOrigin(url, ctx.baseUrl) ? { authorization: `Bearer ${ctx.apiKey}` } : {};
-  const res = await request(url, { method: 'GET', headers, headersTimeout: ctx.timeoutMs, bodyTimeout: ctx.timeoutMs });
-  if (res.statusCode < 200 || res.statusCode >= 300) {
-    await res.body.dump();
-    throw new Error(`${where} answered ${res.statusCode}`);
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_FILE_BYTES) {
-      res.body.destroy();
-      throw new Error(`${where} is larger than ${MAX_FILE_BYTES} bytes`);
+  // userinfo is not sent (a signed URL authorises by its query); undici would refuse it.
+  const target = new URL(url.href);
+  target.username = '';
+  target.password = '';
+  try {
+    // The signal covers the body too: a storage dripping bytes cannot hold the run.
+    const res = await request(target, { method: 'GET', headers, headersTimeout: ctx.timeoutMs, bodyTimeout: ctx.timeoutMs, signal: AbortSignal.timeout(ctx.timeoutMs) });
+    if (res.statusCode < 200 || res.statusCode >= 300) {
+      await res.body.dump().catch(() => undefined);
+      throw new LogFileError(`${where} answered ${res.statusCode}`);
     }
-    chunks.push(chunk as Buffer);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_FILE_BYTES) {
+        res.body.destroy();
+        throw new LogFileError(`${where} is larger than ${MAX_FILE_BYTES} bytes`);
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks);
+  } catch (error) {
+    if (error instanceof LogFileError) throw error;
+    // The transport's own words may quote the URL, and with it the signature.
+    throw new LogFileError(`${where}: ${describeTransportError(error, ctx.timeoutMs)}`);
   }
-  return Buffer.concat(chunks);
 }
+
+class LogFileError extends Error {}
 
 /**
  * The capture log of a run from the readLog answer: its entries, or those of the files its URLs

@@ -164,6 +164,9 @@ export class ApiClient {
 
   private async once(req: ApiRequest, state: TargetState): Promise<ApiResponse> {
     const url = new URL(req.path.replace(/^\//, ''), this.options.baseUrl.endsWith('/') ? this.options.baseUrl : this.options.baseUrl + '/');
+    // A path is relative to the target, but URL resolution reads '\\host' (or '/\\host') as another
+    // host: a profile's path must never carry the key anywhere but the target.
+    if (url.origin !== new URL(this.options.baseUrl).origin) throw new Error(`${req.method} ${JSON.stringify(req.path.slice(0, 120))}: the path resolves to another origin (${url.origin}) than the target's; nothing was sent`);
     const headers: Record<string, string> = { accept: 'application/json' };
     const version = req.version === undefined ? this.options.version : req.version;
     if (version) headers['x-service-version'] = version;

@@ -19,6 +19,11 @@ export interface Answer {
 }
 
 const ANSWER_CAP = 64 * 1024;
+/**
+ * The inspection endpoint lists every hash a long-lived harness has processed (67 bytes each):
+ * 64 KiB would cut off a conforming one after ~1,000 records, and its checks could not be judged.
+ */
+const LISTING_CAP = 32 * 1024 * 1024;
 
 /** No judgeable answer: refused, reset, not HTTP, no answer in time, the run's budget spent. */
 export class NoAnswer extends Error {
@@ -40,7 +45,7 @@ export interface Sender {
 export function createSender(limiter?: RateLimiter): Sender {
   // Keep-alive like the service; one connection at a time, as the checks send one after another.
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 4 });
-  const send = async (url: string, method: 'POST' | 'GET', headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number): Promise<Answer> => {
+  const send = async (url: string, method: 'POST' | 'GET', headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number, cap = ANSWER_CAP): Promise<Answer> => {
     const start = await limiter?.take();
     const started = performance.now();
     try {
@@ -54,7 +59,7 @@ export function createSender(limiter?: RateLimiter): Sender {
         // Covers the body too: a receiver dripping bytes cannot hold a check for ever.
         signal: AbortSignal.timeout(timeoutMs),
       });
-      const text = await readCapped(res.body as unknown as AsyncIterable<Buffer> & { destroy(): void });
+      const text = await readCapped(res.body as unknown as AsyncIterable<Buffer> & { destroy(): void }, cap);
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(', ') : v;
       return { status: res.statusCode, ms: Math.round(performance.now() - started), headers: out, body: text };
@@ -67,24 +72,24 @@ export function createSender(limiter?: RateLimiter): Sender {
   };
   return {
     post: (url, d, timeoutMs) => send(url, 'POST', d.headers, d.body, timeoutMs),
-    get: (url, timeoutMs) => send(url, 'GET', { accept: 'application/json' }, undefined, timeoutMs),
+    get: (url, timeoutMs) => send(url, 'GET', { accept: 'application/json' }, undefined, timeoutMs, LISTING_CAP),
     // Destroyed, not closed: a receiver that never answered must not hold the run open.
     close: () => agent.destroy(),
   };
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, cap: number): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     chunks.push(chunk);
     size += chunk.length;
-    if (size >= ANSWER_CAP) {
+    if (size >= cap) {
       body.destroy();
       break;
     }
   }
-  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, ANSWER_CAP));
+  return new TextDecoder().decode(Buffer.concat(chunks).subarray(0, cap));
 }
 
 /** An answer body as one short line: what `send` prints and what a failure quotes. */

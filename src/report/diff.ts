@@ -49,7 +49,7 @@ export function readRunFolder(dir: string, label: string, requirements: Requirem
   if (existsSync(json)) {
     const raw = readJsonFile(json, `diff: ${label} ${json}`) as Partial<RunResult> | null;
     if (!raw || typeof raw !== 'object' || !Array.isArray(raw.verdict?.requirements)) throw new UsageError(`diff: ${label} ${json}: not a dss-conformance results.json (no verdict.requirements)`);
-    return raw as RunResult;
+    return wellFormed(raw as RunResult & { verdict: NonNullable<RunResult['verdict']> });
   }
   const stream = join(dir, STREAM_FILE);
   if (existsSync(stream)) {
@@ -58,6 +58,24 @@ export function readRunFolder(dir: string, label: string, requirements: Requirem
     return foldEvents(events, catalogueOf(events) === 'service' ? requirements : loadRequirements(catalogueOf(events))).run;
   }
   throw new UsageError(`diff: ${label} ${dir}: no results.json or ${STREAM_FILE} (not the report folder of a run)`);
+}
+
+/**
+ * A results.json as the comparison reads it, whatever hand edited it: requirements without an id
+ * and run-level lines that are not text are left out, and what is missing is empty.
+ */
+function wellFormed(run: RunResult & { verdict: NonNullable<RunResult['verdict']> }): RunResult {
+  const lines = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+  const requirements = run.verdict.requirements.filter((r) => typeof r === 'object' && r !== null && typeof r.id === 'string');
+  const aborted = typeof run.aborted?.message === 'string' ? run.aborted : undefined;
+  return {
+    ...run,
+    runId: typeof run.runId === 'string' ? run.runId : '',
+    errors: lines(run.errors),
+    problems: lines(run.problems),
+    aborted,
+    verdict: { ...run.verdict, verdict: typeof run.verdict.verdict === 'string' ? run.verdict.verdict : 'none', requirements },
+  } as RunResult;
 }
 
 const statusText = (r: Pick<RequirementResult, 'status' | 'skipClass'> | undefined) => (!r ? 'absent' : r.status === 'skip' && r.skipClass ? `skip (${r.skipClass})` : r.status);

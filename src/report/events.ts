@@ -161,11 +161,24 @@ export function readEvents(file: string): RunEvent[] {
   const out: RunEvent[] = [];
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (line.trim() === '') continue;
+    let value: unknown;
     try {
-      out.push(JSON.parse(line) as RunEvent);
+      value = JSON.parse(line);
     } catch {
       // Only the last line can be partial (each event is one append).
+      continue;
     }
+    if (isEvent(value)) out.push(value);
   }
   return out;
+}
+
+/** A line a hand-edited or foreign stream may hold that parses but is no event (null, 42, a check-result without its check): not folded. */
+function isEvent(value: unknown): value is RunEvent {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const e = value as { type?: unknown; check?: unknown };
+  if (typeof e.type !== 'string') return false;
+  if (e.type !== 'check-result') return true;
+  const check = e.check as { id?: unknown } | null | undefined;
+  return typeof check === 'object' && check !== null && typeof check.id === 'string';
 }

@@ -35,6 +35,7 @@ export function recordedIn(dir: string): Recorded[] {
     } catch {
       throw new UsageError(`verify: ${join(dir, 'results.json')}: not JSON`);
     }
+    if (typeof run !== 'object' || run === null || Array.isArray(run)) throw new UsageError(`verify: ${join(dir, 'results.json')}: not a dss-conformance results.json (not an object)`);
     out.push({ file: 'results.json', digest: run.stream?.sha256, verdict: run.verdict?.verdict, full: run.verdict });
   }
   const junit = read('junit.xml');
@@ -42,7 +43,12 @@ export function recordedIn(dir: string): Recorded[] {
   const md = read('summary.md');
   if (md !== undefined) out.push({ file: 'summary.md', digest: first(md, /results\.ndjson SHA-256 `([0-9a-f]{64})`/), verdict: first(md, /^## \S+ dss-conformance: (.+)$/m) });
   const html = read('report.html');
-  if (html !== undefined) out.push({ file: 'report.html', digest: first(html, /data-results-sha256="([0-9a-f]{64})"/), verdict: first(html, /data-verdict="([^"]*)"/) });
+  if (html !== undefined) {
+    // What a reader sees is the banner's text, not its attribute: an edit of either is caught.
+    const banner = /data-verdict="([^"]*)"[^>]*>([^<]*)</.exec(html);
+    const verdict = banner && banner[1] !== banner[2] ? banner[2] : first(html, /data-verdict="([^"]*)"/);
+    out.push({ file: 'report.html', digest: first(html, /data-results-sha256="([0-9a-f]{64})"/), verdict });
+  }
   return out;
 }
 

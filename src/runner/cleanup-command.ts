@@ -27,7 +27,9 @@ or whose database or target failed to delete, leaves them until this command rem
   --base-url URL              the target (or DSS_BASE_URL): lists each kind of resource the
                               profile's cleanup section can list, and deletes those named
                               dssc-<run id>-... of runs whose newest resource is older than
-                              --older-than, dependents first; nothing else is ever touched
+                              --older-than, dependents first, for at most 10 min (what is
+                              left is said; run it again); nothing else is ever touched, and no
+                              id that is empty, '.' or '..'
   --api-key K                 the target's user API key (or DSS_API_KEY, which keeps it out of the
                               process list)
   --profile P                 the target's profile (or DSS_PROFILE; default reference: the real
@@ -41,8 +43,8 @@ or whose database or target failed to delete, leaves them until this command rem
   -h, --help                  this text
 
 exit codes: 0 done (also when nothing was left); 1 a table could not be dropped or a resource
-deleted (the others were); 2 bad flags, URL or profile; 3 the database or the target cannot be
-reached, or the database refuses the login.`;
+deleted (the others were), or the time for deleting ran out; 2 bad flags, URL or profile; 3 the
+database or the target cannot be reached, stops answering, or the database refuses the login.`;
 
 /** Past run's default --max-duration (30m): a run that made no table for this long is over. */
 const DEFAULT_OLDER_THAN_MS = 3_600_000;

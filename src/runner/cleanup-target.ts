@@ -6,7 +6,7 @@ import { atPointer, loadProfile, referenceProfilePath, type Profile } from '../p
 import type { CreatedResource } from '../report/created-log.ts';
 import { Redactor } from '../report/redact.ts';
 import { ago } from '../source-db/cleanup.ts';
-import { cleanupClient, deleteOne } from './delete-resources.ts';
+import { cleanupClient, deleteOne, NoAnswer } from './delete-resources.ts';
 import { spoken } from './duration.ts';
 import { parseHttpUrl } from './target-url.ts';
 
@@ -18,8 +18,13 @@ import { parseHttpUrl } from './target-url.ts';
 /** The kit's names: dssc-, the run id (8 hex digits), a dash. Anything else is not the kit's. */
 export const RUN_PREFIX = /^dssc-([0-9a-f]{8})-/;
 
+/** How long the deletes of one cleanup may take: a target that answers slowly, or lists thousands, cannot keep it going for ever. */
+export const CLEANUP_BOUND_MS = 10 * 60_000;
+
 export interface TargetCleanOptions {
   olderThanMs: number;
+  /** Default CLEANUP_BOUND_MS; what is left when it runs out is said, and a later cleanup removes it. */
+  boundMs?: number | undefined;
   dryRun: boolean;
   out(line: string): void;
   warn(line: string): void;
@@ -83,6 +88,8 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
     }
   }
   const now = Date.now();
+  const until = now + (o.boundMs ?? CLEANUP_BOUND_MS);
+  let notTried = 0;
   const byRun = Map.groupBy(found, (r) => r.runId);
   let deleted = 0;
   let runsCleaned = 0;
@@ -103,12 +110,23 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
     for (const kind of RESOURCE_KINDS) {
       for (const r of resources.filter((x) => x.kind === kind)) {
         const line = `${KIND_LABELS[kind]} ${r.id} (${r.name}, run ${runId})`;
+        if (!o.dryRun && Date.now() >= until) {
+          notTried++;
+          continue;
+        }
         if (o.dryRun) {
           say(`would delete ${line}`);
           deleted++;
           continue;
         }
-        const problem = await deleteOne(client, profile.cleanup![kind]!, r);
+        let problem: string | undefined;
+        try {
+          problem = await deleteOne(client, profile.cleanup![kind]!, r);
+        } catch (error) {
+          // No answer at all: the rest would each cost a timeout; what is left stays for a later cleanup.
+          if (error instanceof NoAnswer) throw new UnreachableError(redactor.text(`deleting ${line}: ${error.message} (deleted ${deleted} before it stopped answering)`));
+          throw error;
+        }
         if (problem === undefined) {
           say(`deleted ${line}`);
           deleted++;
@@ -119,6 +137,7 @@ export async function cleanTarget(values: { baseUrl: { value: string; label: str
       }
     }
   }
+  if (notTried > 0) o.warn(`left ${notTried} resource(s) undeleted: the time for deleting (${spoken(o.boundMs ?? CLEANUP_BOUND_MS)}) ran out; run cleanup again to remove them`);
   say(`target ${url.origin}: ${o.dryRun ? 'would delete' : 'deleted'} ${deleted} resource(s) of ${runsCleaned} run(s); kept ${byRun.size - runsCleaned} run(s)`);
-  return { failed };
+  return { failed: failed + notTried };
 }

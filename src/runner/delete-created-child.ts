@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { Redactor } from '../report/redact.ts';
 import { cleanupClient, deleteResources, type DeleteOutcome } from './delete-resources.ts';
 import type { DeleteJob } from './delete-created.ts';
 
 // Deletes a run's resources; run in process at a run's end, and in a child process an interrupted
-// run waits for (delete-created.ts: the job comes in DSSC_DELETE_JOB, the outcome goes to stdout
+// run waits for (delete-created.ts: the job comes on stdin when DSSC_DELETE_JOB=stdin, the outcome goes to stdout
 // as one JSON document, already redacted).
 
 export async function runDeleteJob(job: DeleteJob, redactor = new Redactor(job.secrets)): Promise<DeleteOutcome> {
@@ -12,8 +13,8 @@ export async function runDeleteJob(job: DeleteJob, redactor = new Redactor(job.s
 }
 
 const raw = process.env.DSSC_DELETE_JOB;
-if (raw && process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
-  const job = JSON.parse(raw) as DeleteJob;
+if (raw === 'stdin' && process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  const job = JSON.parse(readFileSync(0, 'utf8')) as DeleteJob;
   const outcome = await runDeleteJob(job);
   process.stdout.write(JSON.stringify(outcome));
 }

@@ -19,7 +19,7 @@ export const DELETE_BOUND_MS = 60_000;
 /** Interrupted (SIGTERM, ^C, the run's budget): the process waits for these deletes, and a CI job has seconds before its SIGKILL. */
 export const INTERRUPTED_DELETE_BOUND_MS = 3_000;
 
-/** What the child (delete-created-child.ts) is given, in its environment (never argv, which ps shows). */
+/** What the child (delete-created-child.ts) is given, on its stdin (never argv, which ps shows). */
 export interface DeleteJob {
   access: Omit<TargetAccess, 'redactor'>;
   secrets: string[];
@@ -67,7 +67,9 @@ export function deleteCreatedSync(settings: RunSettings, redactor: Redactor): vo
   const j = job(settings, INTERRUPTED_DELETE_BOUND_MS);
   if (!j) return;
   const script = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './delete-created-child.ts' : './delete-created-child.js', import.meta.url));
-  const child = spawnSync(process.execPath, [script], { env: { ...process.env, DSSC_DELETE_JOB: JSON.stringify(j) }, encoding: 'utf8', timeout: j.boundMs + 5_000, maxBuffer: 16 * 1024 * 1024 });
+  // On stdin: an environment variable is capped at 128 KiB (a run of a few thousand creations
+  // failed to spawn, E2BIG), and keeps the key in /proc/<pid>/environ.
+  const child = spawnSync(process.execPath, [script], { env: { ...process.env, DSSC_DELETE_JOB: 'stdin' }, input: JSON.stringify(j), encoding: 'utf8', timeout: j.boundMs + 5_000, maxBuffer: 16 * 1024 * 1024 });
   let outcome: DeleteOutcome;
   try {
     outcome = JSON.parse(child.stdout) as DeleteOutcome;

@@ -47,6 +47,9 @@ export class NoAnswer extends Error {}
 
 /** Deletes one resource: undefined when it is gone (2xx, or 404/410: already gone), else why not. Throws NoAnswer when no answer came. */
 export async function deleteOne(client: ApiClient, spec: NonNullable<CleanupSpec[ResourceKind]>, r: CreatedResource): Promise<string | undefined> {
+  // URL resolution turns /api/connections/.. into /api/ and an empty id into the collection: a
+  // target (or its list) that answers such an id must not make the kit delete something else.
+  if (/^\s*$|^\.{1,2}$/.test(r.id)) return `its id ${JSON.stringify(r.id)} is not an id (a path with it names the collection or its parent, not the resource)`;
   try {
     const path = interpolate(spec.delete.path, { id: r.id, name: r.name ?? '' }, `deleting ${KIND_LABELS[r.kind]} ${r.id}`, encodeURIComponent);
     const res = await client.send({ method: spec.delete.method ?? 'DELETE', path });

@@ -3,8 +3,9 @@ import { resolve } from 'node:path';
 import { EXIT, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
 import { diffMarkdown, diffRuns, diffText, readRunFolder, regressed } from '../report/diff.ts';
-import { loadRequirements } from '../report/results.ts';
+import { loadRequirements, type RunResult } from '../report/results.ts';
 import { consoleSafe } from '../report/safe-text.ts';
+import { readingFiles } from './verify-command.ts';
 
 const HELP = `usage: dss-conformance diff OLD NEW [--markdown] [--markdown-file FILE]
 
@@ -28,7 +29,11 @@ export async function diffCommand(argv: string[]): Promise<number> {
   if (positionals.length !== 2) throw new UsageError(`diff takes two report folders, OLD and NEW, got ${positionals.length} (see 'dss-conformance diff --help')`);
   const requirements = loadRequirements();
   const [oldDir, newDir] = positionals as [string, string];
-  const d = diffRuns(readRunFolder(resolve(oldDir), 'OLD', requirements), readRunFolder(resolve(newDir), 'NEW', requirements), { old: oldDir, new: newDir });
+  const [oldRun, newRun] = [readingFiles(`diff: OLD ${oldDir}`, () => readRunFolder(resolve(oldDir), 'OLD', requirements)), readingFiles(`diff: NEW ${newDir}`, () => readRunFolder(resolve(newDir), 'NEW', requirements))];
+  const [oldHalf, newHalf] = [halfJudged(oldRun), halfJudged(newRun)];
+  // A service run and a receiver run share no requirement: every one would read as a regression.
+  if (oldHalf && newHalf && oldHalf !== newHalf) throw new UsageError(`diff: OLD ${oldDir} is a ${oldHalf} run and NEW ${newDir} a ${newHalf} run: they judge different requirements and cannot be compared`);
+  const d = diffRuns(oldRun, newRun, { old: oldDir, new: newDir });
   const markdown = diffMarkdown(d);
   const file = values['markdown-file'];
   if (file !== undefined) {
@@ -40,4 +45,11 @@ export async function diffCommand(argv: string[]): Promise<number> {
   }
   process.stdout.write(values.markdown ? markdown : consoleSafe(diffText(d)));
   return regressed(d) ? EXIT.checkFailed : EXIT.ok;
+}
+
+/** Which half of the catalogue a run judged, from its requirements' IDs; undefined when it lists none. */
+function halfJudged(run: RunResult): 'receiver' | 'service' | undefined {
+  const ids = (run.verdict?.requirements ?? []).map((r) => r.id);
+  if (ids.length === 0) return undefined;
+  return ids.every((id) => id.startsWith('RCV-')) ? 'receiver' : 'service';
 }

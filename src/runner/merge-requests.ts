@@ -19,6 +19,9 @@ function readList<T>(file: string): T[] | undefined {
   }
 }
 
+/** An entry of a shard's requests.json a merge can carry (a hand-edited file may hold anything). */
+const isRequest = (r: unknown): r is LoggedRequest => typeof r === 'object' && r !== null && typeof (r as { path?: unknown }).path === 'string';
+
 /** Every shard's requests, its id placeholders shifted past the previous shards'. */
 export function mergeRequestLists(lists: readonly LoggedRequest[][]): LoggedRequest[] {
   const out: LoggedRequest[] = [];
@@ -48,7 +51,7 @@ export function mergeWalked(lists: readonly WalkedRecord[][]): WalkedRecord[] {
  * no requests.json (a shard stopped before it could write one), which the merge names.
  */
 export function writeMergedRequests(dirs: readonly string[], out: string): string[] {
-  const requests = dirs.map((d) => readList<LoggedRequest>(join(d, 'requests.json')));
+  const requests = dirs.map((d) => readList<LoggedRequest>(join(d, 'requests.json'))?.filter(isRequest).map(({ body, ...r }) => (typeof body === 'string' ? { ...r, body } : r)));
   const missing = dirs.filter((_, i) => requests[i] === undefined);
   try {
     writeFileSync(join(out, 'requests.json'), JSON.stringify(mergeRequestLists(requests.map((r) => r ?? [])), null, 1) + '\n');

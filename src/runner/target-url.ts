@@ -20,8 +20,17 @@ export function parseHttpUrl(label: string, raw: string): { url: URL; secrets: s
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${label} must be an http:// or https:// URL, got ${url.protocol}//`);
   const secrets: string[] = [];
-  for (const part of [url.username, url.password]) if (part) secrets.push(part, decodeURIComponent(part));
+  for (const part of [url.username, url.password]) if (part) secrets.push(part, decoded(part));
   return { url, secrets };
+}
+
+/** A stray '%' in a password is part of it, not an escape: it is kept as typed. */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
 }
 
 /**

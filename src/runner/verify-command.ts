@@ -28,7 +28,7 @@ export async function verifyCommand(argv: string[]): Promise<number> {
   }
   if (positionals.length !== 1) throw new UsageError(`verify takes one report folder, got ${positionals.length} (see 'dss-conformance verify --help')`);
   const dir = resolve(positionals[0]!);
-  const outcome = verifyFolder(dir, loadRequirements(halfOf(dir)));
+  const outcome = readingFiles(`verify: ${dir}`, () => verifyFolder(dir, loadRequirements(halfOf(dir))));
   if (outcome.ok) {
     process.stdout.write(consoleSafe(outcome.line) + '\n');
     return EXIT.ok;
@@ -44,5 +44,16 @@ function halfOf(dir: string): Catalogue {
     return existsSync(stream) ? catalogueOf(readEvents(stream)) : 'service';
   } catch {
     return 'service'; // an unreadable stream: verifyFolder says why
+  }
+}
+
+/** A file of the folder that cannot be read (a directory, no permission): one line, exit 2. */
+export function readingFiles<T>(what: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) throw new UsageError(`${what}: cannot read ${(error as NodeJS.ErrnoException).path ?? 'a report file'} (${code})`);
+    throw error;
   }
 }

@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, test } from 'vitest';
 import { captureLogOf, entriesOfFile } from '../../src/adapters/capture-log.ts';
@@ -76,6 +78,51 @@ describe('log files', () => {
     const files = storage();
     const fresh = await files.publish(ENTRIES);
     await expect(captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { urls: [fresh.url.replace(/signature=([0-9a-f])/, (_m, c: string) => `signature=${c === '0' ? '1' : '0'}`)] } }), { path: '/x', urls: '/data/urls' })).rejects.toThrow(/answered 403/);
+  });
+});
+
+describe('a hostile log storage', () => {
+  const servers: Server[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await new Promise<void>((r) => s.close(() => r()));
+    }
+  });
+  async function serve(handle: Parameters<typeof createServer>[1]): Promise<string> {
+    const server = createServer(handle);
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  }
+  const read = (url: string, timeoutMs = 5_000) => captureLogOf({ baseUrl: 'http://127.0.0.1:1', apiKey: KEY, timeoutMs }, answer({ urls: [url] }), { path: '/x', urls: '/urls' });
+
+  test('a file that drips bytes for ever is given up within the timeout: it cannot hold the run', async () => {
+    const origin = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      // Never ends: a byte well within each gap of the body timeout, for ever.
+      const timer = setInterval(() => res.write(' '), 50);
+      res.on('close', () => clearInterval(timer));
+    });
+    const error = await read(`${origin}/logs/f.jsonl?X-Amz-Signature=drip0123456789abcdef`, 400).catch((e: Error) => e);
+    expect(String(error)).toMatch(/log file http:\/\/127\.0\.0\.1:\d+\/logs\/f\.jsonl: no answer within 400 ms/);
+    expect(String(error)).not.toContain('drip0123456789abcdef');
+  });
+
+  test('credentials in a signed URL\'s userinfo or query never appear in the error; a redirect is not followed', async () => {
+    let hits = 0;
+    const elsewhere = await serve((_req, res) => {
+      hits++;
+      res.end('[]');
+    });
+    const origin = await serve((_req, res) => res.writeHead(302, { location: `${elsewhere}/stolen` }).end());
+    for (const url of [`http://AKIAEXAMPLEUSER:userinfoSecret0123@${origin.slice(7)}/logs/f.jsonl?sig=querySecret0123`, `${origin}/logs/f.jsonl?sig=querySecret0123`, 'http://AKIAEXAMPLEUSER:userinfoSecret0123@127.0.0.1:1/logs/f?sig=querySecret0123']) {
+      const error = await read(url).catch((e: Error) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect(String(error)).not.toMatch(/userinfoSecret0123|querySecret0123|AKIAEXAMPLEUSER/);
+      expect(String(error)).not.toContain('\n');
+    }
+    expect(hits).toBe(0);
   });
 });
 

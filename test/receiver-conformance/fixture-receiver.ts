@@ -17,8 +17,9 @@ export interface FixtureReceiver {
   close(): Promise<void>;
 }
 
-export async function startFixtureReceiver(secret: string, mode: FixtureMode = 'conforming'): Promise<FixtureReceiver> {
-  const processed: string[] = [];
+/** history: hashes the receiver processed before this run (a long-lived harness lists them all). */
+export async function startFixtureReceiver(secret: string, mode: FixtureMode = 'conforming', history: readonly string[] = []): Promise<FixtureReceiver> {
+  const processed: string[] = [...history];
   const inspectAuthorizations: string[] = [];
   const seen = new Set<string>();
   const server = createServer((req, res) => {

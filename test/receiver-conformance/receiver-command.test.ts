@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,17 @@ describe('a receiver given with --url', () => {
     const strict = await runInProcess(['receiver', '--url', receiver.url, '--secret', SECRET, '--strict', '--seed', SEED, '--num-runs', '3', '--max-rps', '1000', '--only', 'RCV-007,RCV-009']);
     expect(strict.code).toBe(4);
     expect(strict.stdout).toMatch(/^verdict: INCOMPLETE /m);
+  });
+
+  test('a long-lived harness whose inspection endpoint lists thousands of earlier hashes is judged, not cut off', async () => {
+    const history = Array.from({ length: 5_000 }, (_, i) => createHash('sha256').update(`earlier run ${i}`).digest('hex'));
+    const longLived = await startFixtureReceiver(SECRET, 'conforming', history);
+    try {
+      const run = await runInProcess(['receiver', '--url', longLived.url, '--inspect-url', longLived.inspectUrl, '--seed', SEED, '--num-runs', '2', '--max-rps', '1000', '--only', 'RCV-007,RCV-009'], { DSSC_RECEIVER_SECRET: SECRET });
+      expect(run.result!.checks.map((c) => `${c.id} ${c.status}`), run.stdout).toEqual(['RCV-007 passed', 'RCV-009 passed']);
+    } finally {
+      await longLived.close();
+    }
   });
 
   test('a profile file names the receiver, the secret through a variable', async () => {

@@ -121,6 +121,33 @@ describe('certificate', () => {
     expect(bad.stderr).toMatch(/^dss-conformance: verify: .*nowhere: no such folder\n$/);
   });
 
+  it('verify: a hand-edited results.json or a stream with lines that are not events is a verdict or exit 2, never an internal error', async () => {
+    const dir = runFolder(failing());
+    const file = join(dir, 'results.ndjson');
+    const before = sha256(readFileSync(file));
+    // Lines that parse as JSON but are not events, the digest re-stamped in every report as a forger would.
+    writeFileSync(file, readFileSync(file, 'utf8') + ['null', '42', '[]', '{"type":"check-result"}', '{"type":"check-result","check":null}'].join('\n') + '\n');
+    const after = sha256(readFileSync(file));
+    for (const name of ['results.json', 'junit.xml', 'summary.md', 'report.html']) writeFileSync(join(dir, name), readFileSync(join(dir, name), 'utf8').split(before).join(after));
+    const lines = await run(['verify', dir]);
+    expect(lines.stderr).not.toContain('internal error');
+    expect(lines.code, lines.stderr).toBe(0);
+
+    // Only the banner a reader sees edited, its attribute left as it was.
+    const banner = runFolder(failing(), 'b4b4b4b4');
+    const page = join(banner, 'report.html');
+    writeFileSync(page, readFileSync(page, 'utf8').replace(/(data-verdict="NOT CONFORMANT"[^>]*>)NOT CONFORMANT</, '$1CONFORMANT<'));
+    expect(verifyFolder(banner, requirements)).toEqual({ ok: false, reason: 'results.ndjson folds to NOT CONFORMANT, report.html says CONFORMANT' });
+
+    for (const text of ['null', '[]', '"x"', '{"stream": 5, "verdict": "yes"}']) {
+      const other = runFolder(failing(), 'f0f0f0f0');
+      writeFileSync(join(other, 'results.json'), text);
+      const r = await run(['verify', other]);
+      expect(r.stderr, text).not.toContain('internal error');
+      expect([1, 2], `${text}: ${r.stderr}`).toContain(r.code);
+    }
+  });
+
   it('the implementation comes from --implementation, else from the profile; the catalogue digest is in the stream', () => {
     const settings = (implementation?: string) => ({ baseUrl: 'https://t.example', embedded: false, profileSource: 'p.json', profile: { name: 'p', ...(implementation ? { implementation } : {}) }, seed: 1, runId: 'r', replay: 'x' }) as unknown as RunSettings;
     const event = (flags: Record<string, string>, implementation?: string) => runStartEvent({ settings: settings(implementation), flags, faults: [], versions: ['2025-09-18'], selected: [], baseline: undefined }) as { implementation?: string; catalogue?: string };

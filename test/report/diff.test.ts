@@ -111,4 +111,44 @@ describe('diff', () => {
     expect(notResults.code).toBe(2);
     expect(notResults.stderr).toContain('not a dss-conformance results.json');
   });
+
+  it('a hand-edited results.json or a results.ndjson with bad lines is one line and exit 2 or a diff, never an internal error', async () => {
+    const good = folder('good', old);
+    const cases: Array<[string, string, string]> = [
+      // results.json cut down to what readRunFolder asks for: no errors, no runId.
+      ['results.json', 'sparse', JSON.stringify({ verdict: { verdict: 'CONFORMANT', requirements: [{ id: A, level: 'MUST', status: 'pass' }] } })],
+      ['results.json', 'garbage-requirements', JSON.stringify({ runId: 'x', errors: [], verdict: { verdict: 'CONFORMANT', requirements: [null, 7, 'x', { level: 'MUST' }] } })],
+      ['results.json', 'errors-not-strings', JSON.stringify({ runId: 5, errors: [{ message: 'x' }, null], problems: 'p', verdict: { verdict: 'CONFORMANT', requirements: [] } })],
+      // A stream with lines that parse as JSON but are not events.
+      ['results.ndjson', 'bad-lines', ['null', '42', '"text"', '[]', '{"type":"check-result"}', '{"type":"check-result","check":null}', '{"no":"type"}', '{"type":"run-end","durationMs":1}', '{"truncat'].join('\n')],
+    ];
+    for (const [file, name, text] of cases) {
+      const dir = join(root, name);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, file), text);
+      for (const argv of [['diff', good, dir], ['diff', dir, good]]) {
+        const r = await run(argv);
+        expect(r.stderr, `${name}: ${argv.join(' ')}`).not.toContain('internal error');
+        expect([0, 1, 2], `${name}: ${r.stderr}`).toContain(r.code);
+      }
+    }
+  });
+
+  it('a service run and a receiver run are not compared (exit 2): every requirement would read as a regression', async () => {
+    const receiverRun = { ...runOf('rcv00000', {}), verdict: { ...runOf('rcv00000', {}).verdict!, requirements: [{ id: 'RCV-001', level: 'MUST', status: 'pass' }] } } as RunResult;
+    const r = await run(['diff', folder('service-run', old), folder('receiver-run', receiverRun)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^dss-conformance: diff: OLD .* is a service run and NEW .* a receiver run: they judge different requirements and cannot be compared\n$/);
+  });
+
+  it('a report file that cannot be read (a directory where the stream should be) is one line, exit 2', async () => {
+    const dir = join(root, 'stream-is-a-folder');
+    mkdirSync(join(dir, 'results.ndjson'), { recursive: true });
+    const r = await run(['diff', dir, folder('readable', old)]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^dss-conformance: diff: OLD .*stream-is-a-folder: cannot read a report file \(EISDIR\)\n$/);
+    const v = await run(['verify', dir]);
+    expect(v.code).toBe(2);
+    expect(v.stderr).toMatch(/^dss-conformance: verify: .*stream-is-a-folder: cannot read a report file \(EISDIR\)\n$/);
+  });
 });

@@ -108,6 +108,17 @@ describe('merge', () => {
     expect(stdout).toContain(`note: ${two} has no requests.json`);
   });
 
+  test('a hand-edited shard requests.json (entries that are not requests) is merged without them, never an internal error', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'dssc-merge-garbage-'));
+    const one = shardFolder(root, 1, shardEvents(1, 'aaaa', 0, 10), [null, 7, { method: 'GET', path: 5 }, { method: 'GET', path: '/a/<id1>', body: 9 }, { method: 'GET', path: '/b' }] as unknown as LoggedRequest[], []);
+    const two = shardFolder(root, 2, shardEvents(2, 'bbbb', 0, 10), [{ method: 'GET', path: '/c/<id1>' }], []);
+    const out = join(root, 'merged');
+    const { code } = await merge(['--reports', out, one, two]);
+    // Two checks of the catalogue: INCOMPLETE, the merge itself went through.
+    expect(code).toBe(4);
+    expect(JSON.parse(readFileSync(join(out, 'requests.json'), 'utf8')).map((r: LoggedRequest) => r.path)).toEqual(['/a/<id1>', '/b', '/c/<id2>']);
+  });
+
   test('id placeholders: a shard with none shifts nothing; ids inside longer text are shifted too', () => {
     expect(mergeRequestLists([[{ method: 'GET', path: '/x' }], [{ method: 'GET', path: '/y/<id1>/<id12>' }]]).map((r) => r.path)).toEqual(['/x', '/y/<id1>/<id12>']);
     expect(mergeRequestLists([[{ method: 'GET', path: '/<id3>' }], [{ method: 'GET', path: '/<id1>', body: 'a<id2>b' }]])).toEqual([{ method: 'GET', path: '/<id3>' }, { method: 'GET', path: '/<id4>', body: 'a<id5>b' }]);
