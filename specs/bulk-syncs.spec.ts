@@ -196,7 +196,9 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
     const database = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'relationalDatabase' }));
     more.push(...bulkShapeCases(database, spellingFor(apiVersion())).required.filter((c) => c.name.includes('.schema')).map((c) => ({ ...c, name: `relationalDatabase destination: ${c.name}` })));
   }
-  await expectEveryCase('BULK-005', [...cases, ...more], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
+  // The whole body of another JSON type: every required field is then missing.
+  const whole = [null, [], 'replicate'].map((value) => ({ name: `the whole body ${JSON.stringify(value)}`, value }));
+  await expectEveryCase('BULK-005', [...cases, ...more, ...whole], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
   const broken = brokenArbitrary('bulk-sync-request-2023-04-25.schema.json', fc.constant(valid)).filter((b) => required.some((k) => b.broken.startsWith(k) || b.broken.endsWith(`${k} missing`)));
   await fc.assert(
     fc.asyncProperty(broken, async ({ value, broken: why }) => {

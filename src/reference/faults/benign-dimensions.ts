@@ -59,4 +59,26 @@ export const dimensionVariants: Fault[] = [
         return payload;
       }),
   },
+  {
+    name: 'json-under-any-content-type',
+    breaks: [],
+    description: 'A body under any Content-Type other than application/json (text/plain), or under none, is read as JSON: the creations take the valid JSON whatever its label (the spec names application/json and shows no refusal of another label).',
+    apply: ({ app }) =>
+      app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+        try {
+          done(null, JSON.parse(String(body)));
+        } catch {
+          done(fieldError('', 'is not valid JSON'), undefined);
+        }
+      }),
+  },
+  {
+    name: 'url-limit-414',
+    breaks: [],
+    description: 'A request whose URL is longer than 512 characters is answered 414 URI Too Long, in the error shape (a URL length limit, which the spec leaves open; an id of 1,000 characters is refused before it is read).',
+    apply: ({ app }) =>
+      app.addHook('onRequest', async (request, reply) => {
+        if (request.url.length > 512) return reply.code(414).send({ key: 'uri_too_long', message: 'The URL is longer than 512 characters.', metadata: null, status: 414 });
+      }),
+  },
 ];

@@ -7,6 +7,15 @@ const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(b
 
 export const bulkSyncFaults: Fault[] = [
   {
+    name: 'bulk-non-object-body-500',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs reads fields of the body before checking that it is an object: a whole body of null, a list or a string is answered 500 internal_error instead of 4xx.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        if (!isObject(request.body)) throw new TypeError('Cannot convert undefined or null to object');
+      }),
+  },
+  {
     name: 'bulk-charset-case-sensitive',
     breaks: ['BULK-003'],
     description: 'POST /api/bulk/syncs answers a body labelled application/json;charset=UTF-8 415: the charset parameter is compared case-sensitively with "utf-8" (RFC 9110 makes charset names case-insensitive); without a parameter, or with charset=utf-8, it is taken.',

@@ -1,0 +1,56 @@
+import { expect } from 'vitest';
+import type { RunningReference } from '../../src/reference/index.ts';
+import { call, expectError } from './helpers.ts';
+
+// Probes of the faults added to kill surviving mutants (bench/mutation-triage.json), spread into
+// faults.test.ts's table: each shows the deviation for the value that triggers it, and that the
+// value next to it is answered as before.
+
+type Probe = { probe: (ref: RunningReference) => Promise<void> };
+
+const b64 = (s: string) => Buffer.from(s).toString('base64');
+const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
+const CONNECTION = { name: 'p', type: 'hubspot', configuration: {} };
+
+/** The Authorization value is accepted (404 on an unknown id), and a near miss of it is still refused. */
+const authProbe = (accepted: (ref: RunningReference) => string, refused: (ref: RunningReference) => string): Probe => ({
+  probe: async (ref) => {
+    expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: accepted(ref) }), 404, 'not_found');
+    expectError(await call(ref, 'GET', UNKNOWN_BULK, { auth: refused(ref) }), 403, 'forbidden');
+  },
+});
+
+/** The creation with `raw` under `contentType` is answered 500, and a valid JSON body still 2xx. */
+const bodyProbe = (raw: string, headers: Record<string, string>): Probe => ({
+  probe: async (ref) => {
+    expectError(await call(ref, 'POST', '/api/connections', { raw, headers }), 500, 'internal_error');
+    expect((await call(ref, 'POST', '/api/connections', { body: CONNECTION })).status).toBe(200);
+  },
+});
+
+export const mutationKillProbes: Record<string, Probe> = {
+  'auth-header-last-two-words': authProbe((ref) => `Token Bearer ${ref.apiKey}`, (ref) => `Token Bearer ${ref.apiKey}x`),
+  'unknown-scheme-read-as-basic': authProbe((ref) => `Token ${b64(`${ref.orgKey}:`)}`, (ref) => `Bearer ${b64(`${ref.orgKey}:`)}`),
+  'unparsable-body-500': bodyProbe('{', { 'content-type': 'application/json' }),
+  'other-media-type-parser-fails': bodyProbe(JSON.stringify(CONNECTION), { 'content-type': 'text/plain' }),
+  'large-body-500': bodyProbe(JSON.stringify({ ...CONNECTION, name: 'x'.repeat(2 * 1024 * 1024) }), { 'content-type': 'application/json' }),
+  'malformed-url-500': {
+    probe: async (ref) => {
+      expectError(await call(ref, 'GET', '/api/bulk/syncs/a%zz/error-handling'), 500, 'internal_error');
+      expectError(await call(ref, 'GET', '/api/bulk/syncs/a%25zz/error-handling'), 404, 'not_found');
+    },
+  },
+  'long-id-500': {
+    probe: async (ref) => {
+      expectError(await call(ref, 'GET', `/api/bulk/syncs/${'a'.repeat(256)}/error-handling`), 500, 'internal_error');
+      expectError(await call(ref, 'PUT', `/api/syncs/${'a'.repeat(256)}/error-handling`, { body: {} }), 500, 'internal_error');
+      expectError(await call(ref, 'GET', `/api/bulk/syncs/${'a'.repeat(255)}/error-handling`), 404, 'not_found');
+    },
+  },
+  'bulk-non-object-body-500': {
+    probe: async (ref) => {
+      for (const body of [null, [], 'replicate']) expectError(await call(ref, 'POST', '/api/bulk/syncs', { raw: JSON.stringify(body) }), 500, 'internal_error');
+      expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: {} }), 400, 'validation_error');
+    },
+  },
+};
