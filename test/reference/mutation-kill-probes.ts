@@ -54,3 +54,14 @@ export const mutationKillProbes: Record<string, Probe> = {
     },
   },
 };
+
+/** A connection of a type no kind has is answered 500; a known type still 200. */
+const unknownTypeProbe: Probe = {
+  probe: async (ref) => {
+    const answer = await call(ref, 'POST', '/api/connections', { body: { ...CONNECTION, type: 'dssc-no-such-kind' } });
+    expect({ status: answer.status, body: answer.json?.status }).toEqual({ status: 500, body: 500 });
+    expect((await call(ref, 'POST', '/api/connections', { body: CONNECTION })).status).toBe(200);
+  },
+};
+mutationKillProbes['unknown-type-500'] = unknownTypeProbe;
+mutationKillProbes['unknown-type-refusal-as-500'] = unknownTypeProbe;

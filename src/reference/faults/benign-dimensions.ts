@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { connectionKind } from '../connection-kinds.ts';
 import { fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { isRoute, ROUTES, type Fault } from './fault.ts';
@@ -79,6 +81,16 @@ export const dimensionVariants: Fault[] = [
     apply: ({ app }) =>
       app.addHook('onRequest', async (request, reply) => {
         if (request.url.length > 512) return reply.code(414).send({ key: 'uri_too_long', message: 'The URL is longer than 512 characters.', metadata: null, status: 414 });
+      }),
+  },
+  {
+    name: 'unknown-type-accepted',
+    breaks: [],
+    description: 'POST /api/connections takes a type no kind has as a generic connection (200 with an id): the list of types is not shown, and the spec requires no refusal of a shape-valid type.',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request, reply) => {
+        if (!isRoute(request, 'POST', ROUTES.connections) || !isObject(request.body) || typeof request.body.type !== 'string' || connectionKind(request.body.type)) return;
+        return reply.code(200).send({ data: { id: randomUUID(), name: request.body.name, type: { id: request.body.type } } });
       }),
   },
 ];
