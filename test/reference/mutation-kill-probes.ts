@@ -65,3 +65,12 @@ const unknownTypeProbe: Probe = {
 };
 mutationKillProbes['unknown-type-500'] = unknownTypeProbe;
 mutationKillProbes['unknown-type-refusal-as-500'] = unknownTypeProbe;
+
+mutationKillProbes['non-database-source-never-cached'] = {
+  probe: async (ref) => {
+    const crm = (await call(ref, 'POST', '/api/connections', { body: { name: 'crm', type: 'salesforce', configuration: { domain: 'https://x.example.com' } } })).json.data.id;
+    const store = (await call(ref, 'POST', '/api/connections', { body: { name: 's3', type: 's3', configuration: { cloud_access_key_id: 'a', cloud_secret_access_key: 'b', object_store_bucket_region: 'r', object_store_bucket_name: 'n' } } })).json.data.id;
+    const body = { name: 'b', source_connection_id: crm, destination_connection_id: store, mode: 'replicate', schedule: { frequency: 'manual' }, destination_configuration: { format: 'csv' } };
+    for (let i = 0; i < 4; i++) expectError(await call(ref, 'POST', '/api/bulk/syncs', { body }), 400, 'schemas_not_cached');
+  },
+};
