@@ -65,7 +65,8 @@ const LARGE_BYTES = 2 * 1024 * 1024;
 
 interface BodyCase {
   name: string;
-  raw: string;
+  /** undefined: no body at all (nor Content-Type). */
+  raw: string | undefined;
   contentType: string | null;
   /** A 2xx is conforming too: the body is a valid request under another label or size. */
   mayBeTaken: boolean;
@@ -77,6 +78,7 @@ function bodyCases(valid: Record<string, unknown>, withLarge: boolean): BodyCase
   return [
     { name: 'a body that is not JSON ("{")', raw: '{', contentType: 'application/json', mayBeTaken: false },
     { name: 'an empty body labelled application/json', raw: '', contentType: 'application/json', mayBeTaken: false },
+    { name: 'no body at all', raw: undefined, contentType: null, mayBeTaken: false },
     { name: 'the valid JSON body labelled text/plain', raw: json, contentType: 'text/plain', mayBeTaken: true },
     { name: 'the valid JSON body without Content-Type', raw: json, contentType: null, mayBeTaken: true },
     // Once per run (the first creation only): requests.json keeps every body whole.
@@ -84,7 +86,7 @@ function bodyCases(valid: Record<string, unknown>, withLarge: boolean): BodyCase
   ];
 }
 
-check('ERR-004 a creation whose body is not JSON, empty, not labelled JSON or very large is answered 4xx (2xx where taken), never 5xx', async (t) => {
+check('ERR-004 a creation whose body is missing, not JSON, empty, not labelled JSON or very large is answered 4xx (2xx where taken), never 5xx', async (t) => {
   const targets: Array<[string, Record<string, unknown>]> = [];
   if (profile().kinds?.relationalDatabase?.configuration) targets.push(['/api/connections', connectionBody('relationalDatabase')]);
   const source = await cachedSourceId().catch(() => undefined);

@@ -21,8 +21,9 @@ export const bulkSyncFaults: Fault[] = [
   },
   {
     name: 'bulk-non-object-body-500',
-    breaks: ['BULK-005'],
-    description: 'POST /api/bulk/syncs reads fields of the body before checking that it is an object: a whole body of null, a list or a string is answered 500 internal_error instead of 4xx.',
+    // ERR-004 too: a request without a body reaches the route with no body object either.
+    breaks: ['BULK-005', 'ERR-004'],
+    description: 'POST /api/bulk/syncs reads fields of the body before checking that it is an object: a whole body of null, a list or a string, or no body at all, is answered 500 internal_error instead of 4xx.',
     apply: ({ app }) =>
       beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
         if (!isObject(request.body)) throw new TypeError('Cannot convert undefined or null to object');
