@@ -28,7 +28,10 @@ export const MODULES: Record<string, readonly Area[]> = {
   'http-plumbing': ['auth', 'versions', 'errors', 'bulk-syncs'],
   validation: ['connections', 'bulk-syncs', 'error-handling', 'error-handling-bulk', 'errors'],
   errors: ['errors', 'auth', 'versions', 'connections', 'bulk-syncs'],
-  discovery: ['errors', 'bulk-syncs', 'connections'],
+  // Discovery runs only for real (postgresql) sources after the creation answer is sent, so the
+  // connections area cannot see it (its creations answer 'pending' before any discovery ends):
+  // only waits for a source's schemas (bulk-syncs, and errors' bulk creations) can.
+  discovery: ['bulk-syncs', 'errors'],
   'connection-kinds': ['connections', 'bulk-syncs', 'webhooks'],
   'routes/connections': ['connections', 'errors', 'bulk-syncs', 'webhooks'],
   'routes/bulk-syncs': ['bulk-syncs', 'versions', 'errors', 'error-handling-bulk'],

@@ -135,6 +135,8 @@ function wrongCredentials(): Array<[string, AuthMode]> {
     ['the API key without its last character', { authorization: `Bearer ${key.slice(0, -1)}` }],
     ['the API key followed by another token', { authorization: `Bearer ${key} x` }],
     ['the API key under an unknown scheme', { authorization: `Token ${key}` }],
+    // A word before the scheme: a header read by its last two words takes it.
+    ['a word before "Bearer <API key>"', { authorization: `Token Bearer ${key}` }],
     ['the API key as a Basic credential without base64', { authorization: `Basic ${key}` }],
     ['an empty Basic credential', { authorization: `Basic ${b64(':')}` }],
   ];
@@ -150,6 +152,9 @@ function wrongCredentials(): Array<[string, AuthMode]> {
       ['the organization key in Basic without the colon', { authorization: `Basic ${b64(org)}` }],
       ['the organization key with one character more in Basic', { authorization: composed(`${org}x`) }],
       ['the organization key without its last character in Basic', { authorization: composed(org.slice(0, -1)) }],
+      // The right Basic credential, but not under the Basic scheme: any other scheme word read as Basic takes it.
+      ['the Basic-composed organization key under an unknown scheme', { authorization: composed(org).replace(/^Basic/, 'Token') }],
+      ['a word before the organization key\'s Basic credential', { authorization: `X ${composed(org)}` }],
     );
     if (swapCase(org) !== org) out.push(['the organization key with its case changed in Basic', { authorization: composed(swapCase(org)) }]);
   }

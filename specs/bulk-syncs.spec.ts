@@ -4,7 +4,7 @@ import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { api, apiVersion, createConnection, fcParams, need, profile, resourceName } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkShapeCases, negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, sourceKind, sourceObjects, spellingFor } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, repeatWhileNotCached, sourceKind, sourceObjects, spellingFor } from '../src/suite/fixtures.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { check, note } from '../src/suite/check.ts';
 import { values } from '../src/generators/input-space.ts';
@@ -60,6 +60,26 @@ check('BULK-002 repeating the request after "No schemas found" reaches 2xx withi
     const bound = profile().schemaCache?.timeoutMs ?? 30_000;
     const stage = ready.cached ? 'the "No schemas found" stage ended but the repeated request was not accepted' : 'still "No schemas found"';
     fail(`after ${ready.attempts} attempts over ${ready.waitedMs} ms (bound ${bound} ms) no 2xx: ${stage}; last answer:`, ready.last);
+  }
+});
+
+// Every other kind the profile offers as a source (its sourceObjects), not only the relational
+// one the other bulk checks use: a stage wired to one kind's cache (a discovery that only a
+// database passes) never ends for the others.
+check('BULK-002 (source kinds) a bulk sync from each source kind the profile gives reaches 2xx within the bound', async (t) => {
+  const kinds = (['crm', 'marketing', 'objectStore'] as const).filter((k) => k !== sourceKind() && profile().kinds?.[k]?.configuration && (kindSourceObjects(k)?.length ?? 0) > 0);
+  if (kinds.length === 0) t.skip('the profile gives sourceObjects and a configuration for no other source kind');
+  const started = Date.now();
+  const walks = [];
+  for (const kind of kinds) {
+    const { id } = await need(t, `a ${kind} source`, () => createConnection(kind));
+    const body = await need(t, 'a bulk sync body', () => bulkSyncBody(id, { version: apiVersion(), destination: 'objectStore', schemas: [] }));
+    delete body.schemas;
+    walks.push({ kind, body, first: await api().post('/api/bulk/syncs', body) });
+  }
+  for (const w of walks) {
+    const { last, attempts } = await repeatWhileNotCached(w.body, undefined, w.first, 1, started, `the schema cache of a ${w.kind} source`);
+    if (!is2xx(last.status)) fail(`a bulk sync from a ${w.kind} source: after ${attempts} attempts over ${Date.now() - started} ms no 2xx (${isCacheNotReady(last) ? 'still "No schemas found"' : 'refused'}); last answer:`, last);
   }
 });
 
@@ -196,7 +216,9 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
     const database = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'relationalDatabase' }));
     more.push(...bulkShapeCases(database, spellingFor(apiVersion())).required.filter((c) => c.name.includes('.schema')).map((c) => ({ ...c, name: `relationalDatabase destination: ${c.name}` })));
   }
-  await expectEveryCase('BULK-005', [...cases, ...more], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
+  // The whole body of another JSON type: every required field is then missing.
+  const whole = [null, [], 'replicate'].map((value) => ({ name: `the whole body ${JSON.stringify(value)}`, value }));
+  await expectEveryCase('BULK-005', [...cases, ...more, ...whole], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
   const broken = brokenArbitrary('bulk-sync-request-2023-04-25.schema.json', fc.constant(valid)).filter((b) => required.some((k) => b.broken.startsWith(k) || b.broken.endsWith(`${k} missing`)));
   await fc.assert(
     fc.asyncProperty(broken, async ({ value, broken: why }) => {

@@ -35,7 +35,8 @@ export interface ApiRequest {
   /** A JSON value to send; use rawBody for bytes that are not JSON. */
   body?: unknown;
   rawBody?: string;
-  contentType?: string;
+  /** null sends the body without a Content-Type header. */
+  contentType?: string | null;
   /** null omits the X-Service-Version header. */
   version?: string | null;
   auth?: AuthMode;
@@ -175,7 +176,7 @@ export class ApiClient {
     let body: string | undefined;
     if (req.rawBody !== undefined) body = req.rawBody;
     else if (req.body !== undefined) body = JSON.stringify(req.body);
-    if (body !== undefined) headers['content-type'] = req.contentType ?? 'application/json';
+    if (body !== undefined && req.contentType !== null) headers['content-type'] = req.contentType ?? 'application/json';
 
     const exchange: Exchange = {
       request: { method: req.method, url: url.href, headers, ...(body !== undefined ? { body } : {}) },

@@ -100,6 +100,24 @@ export const authFaults: Fault[] = [
     },
   },
   {
+    name: 'auth-header-last-two-words',
+    breaks: ['AUTH-004', 'AUTH-005'],
+    description: 'The Authorization header is read by its last two words (an unanchored match): "Token Bearer <api key>", or any words before a valid credential, is accepted.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate(header) || authenticate((header ?? '').trim().split(/ +/).slice(-2).join(' '));
+    },
+  },
+  {
+    name: 'unknown-scheme-read-as-basic',
+    breaks: ['AUTH-004', 'AUTH-005'],
+    description: 'Every scheme other than Bearer is read as Basic: the organization key\'s Basic credential under any scheme word ("Token base64(<org key>:)") is accepted.',
+    apply: ({ config }) => {
+      const authenticate = config.authenticate;
+      config.authenticate = (header) => authenticate(header) || (!BEARER.test(header ?? '') && authenticate((header ?? '').replace(/^\S+ +/, 'Basic ')));
+    },
+  },
+  {
     name: 'bearer-key-one-char-more',
     breaks: ['AUTH-004', 'AUTH-005'],
     description: 'A Bearer value is compared without its last character too: the API key with one character appended is accepted.',

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { connectionKind } from '../connection-kinds.ts';
 import { fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { isRoute, ROUTES, type Fault } from './fault.ts';
@@ -57,6 +59,38 @@ export const dimensionVariants: Fault[] = [
       app.addHook('onSend', async (request, reply, payload) => {
         if (reply.statusCode === 200 && isRoute(request, 'POST', ROUTES.connections) && request.headers['x-service-version'] === undefined) reply.code(201);
         return payload;
+      }),
+  },
+  {
+    name: 'json-under-any-content-type',
+    breaks: [],
+    description: 'A body under any Content-Type other than application/json (text/plain), or under none, is read as JSON: the creations take the valid JSON whatever its label (the spec names application/json and shows no refusal of another label).',
+    apply: ({ app }) =>
+      app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+        try {
+          done(null, JSON.parse(String(body)));
+        } catch {
+          done(fieldError('', 'is not valid JSON'), undefined);
+        }
+      }),
+  },
+  {
+    name: 'url-limit-414',
+    breaks: [],
+    description: 'A request whose URL is longer than 512 characters is answered 414 URI Too Long, in the error shape (a URL length limit, which the spec leaves open; an id of 1,000 characters is refused before it is read).',
+    apply: ({ app }) =>
+      app.addHook('onRequest', async (request, reply) => {
+        if (request.url.length > 512) return reply.code(414).send({ key: 'uri_too_long', message: 'The URL is longer than 512 characters.', metadata: null, status: 414 });
+      }),
+  },
+  {
+    name: 'unknown-type-accepted',
+    breaks: [],
+    description: 'POST /api/connections takes a type no kind has as a generic connection (200 with an id): the list of types is not shown, and the spec requires no refusal of a shape-valid type.',
+    apply: ({ app }) =>
+      app.addHook('preValidation', async (request, reply) => {
+        if (!isRoute(request, 'POST', ROUTES.connections) || !isObject(request.body) || typeof request.body.type !== 'string' || connectionKind(request.body.type)) return;
+        return reply.code(200).send({ data: { id: randomUUID(), name: request.body.name, type: { id: request.body.type } } });
       }),
   },
 ];

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { connectionKind } from '../connection-kinds.ts';
 import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
 import { beforeRoute, editErrorBody, isRoute, refuseSuccess, ROUTES, type Fault } from './fault.ts';
@@ -6,6 +7,28 @@ import { beforeRoute, editErrorBody, isRoute, refuseSuccess, ROUTES, type Fault 
 const hasSchemas = (body: unknown): boolean => isObject(body) && Object.hasOwn(body, 'schemas');
 
 export const bulkSyncFaults: Fault[] = [
+  {
+    name: 'non-database-source-never-cached',
+    breaks: ['BULK-002'],
+    description: 'A bulk sync from a source that is not a relational database (a CRM, a marketing platform) answers "No schemas found" for ever: the schema cache is filled by database discovery only, which such a source never passes.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const id = isObject(request.body) ? request.body.source_connection_id : undefined;
+        const source = typeof id === 'string' ? store.getConnection(id) : undefined;
+        const kind = source && connectionKind(source.type)?.specKind;
+        if (kind && kind !== 'relationalDatabase') throw new ApiError('schemas_not_cached', `No schemas found for connection ${id}; the schema cache is still being built, try again in a few seconds.`);
+      }),
+  },
+  {
+    name: 'bulk-non-object-body-500',
+    // ERR-004 too: a request without a body reaches the route with no body object either.
+    breaks: ['BULK-005', 'ERR-004'],
+    description: 'POST /api/bulk/syncs reads fields of the body before checking that it is an object: a whole body of null, a list or a string, or no body at all, is answered 500 internal_error instead of 4xx.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        if (!isObject(request.body)) throw new TypeError('Cannot convert undefined or null to object');
+      }),
+  },
   {
     name: 'bulk-charset-case-sensitive',
     breaks: ['BULK-003'],

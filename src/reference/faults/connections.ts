@@ -3,7 +3,7 @@ import { validator } from '../../schemas.ts';
 import { connectionKind } from '../connection-kinds.ts';
 import { ApiError, fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, editSuccess, ROUTES, type Fault } from './fault.ts';
+import { beforeRoute, editErrorBody, editSuccess, isRoute, ROUTES, type Fault } from './fault.ts';
 
 /** A body POST /api/connections would refuse for its shape (base schema, or the kind's configuration). */
 function badShape(body: unknown): boolean {
@@ -13,6 +13,29 @@ function badShape(body: unknown): boolean {
 }
 
 export const connectionFaults: Fault[] = [
+  {
+    name: 'unknown-type-500',
+    breaks: ['CONN-008'],
+    description: 'POST /api/connections reads the kind\'s configuration rules before checking that the type names a kind: a type no kind has is answered 500 internal_error instead of 4xx.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const type = isObject(request.body) ? request.body.type : undefined;
+        if (typeof type === 'string' && connectionKind(type) === undefined) throw new TypeError("Cannot read properties of undefined (reading 'configurationSchema')");
+      }),
+  },
+  {
+    name: 'unknown-type-refusal-as-500',
+    breaks: ['CONN-008'],
+    description: 'The refusal of a type no kind has is sent with status 500 (body status 500): the lookup failure is mapped as a server error.',
+    apply: ({ app }) =>
+      editErrorBody(app, (body, reply) => {
+        // The unknown-kind refusal only (it lists the known types), not a type of the wrong JSON type.
+        const metadata = body.metadata as { field?: unknown; known?: unknown } | null;
+        if (reply.statusCode !== 400 || !isRoute(reply.request, 'POST', ROUTES.connections) || metadata?.field !== '/type' || !Array.isArray(metadata.known)) return;
+        reply.code(500);
+        body.status = 500;
+      }),
+  },
   {
     name: 'no-auth-url',
     breaks: ['CONN-002', 'CONN-007'],
