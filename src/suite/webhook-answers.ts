@@ -5,6 +5,7 @@ import { settings } from './context.ts';
 import { addRows, begin, reread, runOnce, scenario, startNext, type RunEvidence, type Scenario, type ScenarioPlan, type StartedRun } from './webhook-fixtures.ts';
 import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
+import { otherActivity } from './later.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -166,6 +167,8 @@ function readAgain(results: readonly FailingResult[]): FailingResult[] {
  */
 export async function readFailingRuns(id: string, results: readonly FailingResult[]): Promise<FailingRead[]> {
   const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.run.outcome, observation: 'right away' }));
+  // 'Later' is after other activity, never a wait (later.ts): the other cases' runs and reads, and a creation.
+  await otherActivity();
   for (const r of readAgain(results)) reads.push({ r, outcome: await reread(r.s, r.run), observation: 'again later' });
   const written = results[0]!;
   written.s.channel.script([], 200);
