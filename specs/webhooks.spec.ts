@@ -354,7 +354,7 @@ const NAMED: Record<(typeof NAME_CARRIERS)[number], () => Promise<Scenario>> = {
   'capture-off': captureOff,
   'hash-pairs': hashPairs,
   'hash-order': hashOrder,
-  'answer-413-middle-of-3': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
+  'answer-413-middle-of-3-size-default': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
 };
 
 // Last, so that it judges every scenario the run set up: names of every length class (their

@@ -1,8 +1,9 @@
 import { expect, test } from 'vitest';
 import { values } from '../../src/generators/input-space.ts';
 import type { Delivery } from '../../src/receiver/index.ts';
-import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingPlan, rowsOf, type FailingCase } from '../../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingLabel, failingPlan, rowsOf, type FailingCase } from '../../src/suite/webhook-answers.ts';
 import { operationCases } from '../../src/generators/all-pairs.ts';
+import { NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
 import type { RunEvidence, Scenario } from '../../src/suite/webhook-fixtures.ts';
 
 // WH-020/021's failing cases: every status, and every pair of the delivery operation's sync mode ×
@@ -41,6 +42,8 @@ test('a failing run fills its batches to the size, the last holding one record; 
 
 test('WH-022 reuses a differential WH-020 case; only differential cases fail their first run', () => {
   expect(failingCases(FAILING_4XX)).toContainEqual(CAPTURE_CASE);
+  // Its scenario carries one of the sync name classes (webhook-names.ts): the label must stay the carrier's.
+  expect(NAME_CARRIERS).toContain(failingLabel(CAPTURE_CASE));
   for (const c of failingCases(FAILING_4XX)) expect(failingPlan(c).then).toBe(c.mode === 'differential' ? c.status : undefined);
 });
 
