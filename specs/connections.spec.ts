@@ -3,14 +3,14 @@ import type { TestContext } from 'vitest';
 import { arbitraryFor } from '../src/generators/from-schema.ts';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
-import { atPointer, type KindName } from '../src/profile/profile.ts';
+import { atPointer, KIND_NAMES, type KindName } from '../src/profile/profile.ts';
 import { validate } from '../src/schemas.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, resourceName, Unmet } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx } from '../src/suite/expect.ts';
 import { boundaryCases, connectionShapeCases } from '../src/generators/coverage.ts';
 import { check, note } from '../src/suite/check.ts';
 import { operationCases } from '../src/generators/all-pairs.ts';
-import { values, type DimensionValue } from '../src/generators/input-space.ts';
+import type { DimensionValue } from '../src/generators/input-space.ts';
 import { classedName } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 
@@ -103,13 +103,23 @@ function checkAuthUrl(res: Awaited<ReturnType<ReturnType<typeof api>['post']>>):
 
 // The same valid body under each request Content-Type of the input space: RFC 8259 defines no
 // charset parameter for application/json, and adding one "has no effect on compliant recipients".
+// Content type × kind, every pair (the webhook kind too): a media-type check wired into one
+// kind's handler only is seen.
 check('CONN-001 (content types) a valid connection request labelled application/json with a charset parameter is accepted', async (t) => {
-  const kind = (['marketing', 'crm', 'objectStore', 'relationalDatabase'] as const).find((k) => profile().kinds?.[k]);
-  if (!kind) t.skip('the profile names no connection kind');
-  for (const contentType of values<string>('content-type').filter((c) => c !== 'application/json')) {
-    const res = await api().post('/api/connections', connectionBody(kind!), { contentType });
-    expectStatus(res, is2xx, `POST /api/connections (${kind}) with Content-Type: ${contentType}`);
+  const kinds = KIND_NAMES.filter((k) => profile().kinds?.[k]?.configuration);
+  if (kinds.length === 0) t.skip('the profile names no connection kind');
+  const cases: Array<{ name: string; value: Record<string, unknown>; contentType: string }> = [];
+  for (const row of operationCases('POST /api/connections', ['kind', 'content-type'])) {
+    const [kind, contentType] = [row.kind as KindName, String(row['content-type'])];
+    if (contentType === 'application/json' || !kinds.includes(kind)) continue;
+    try {
+      cases.push({ name: `a ${kind} connection with Content-Type: ${contentType}`, value: connectionBody(kind), contentType });
+    } catch (error) {
+      // A body the run cannot build (a template naming a source database it has none of): CONN-001 says so.
+      if (!(error instanceof Unmet)) throw error;
+    }
   }
+  await expectEveryCase('CONN-001 (content types)', cases, (c) => api().post('/api/connections', c.value, { contentType: c.contentType }), is2xx, 'with a 2xx');
 });
 
 check('CONN-003 the marketing platform kind is accepted with configuration {}', async (t) => {

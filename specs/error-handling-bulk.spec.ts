@@ -4,12 +4,12 @@ import { brokenArbitrary } from '../src/generators/invalid.ts';
 import { BULK_VALID_BODIES, negativeCases, NOT_OBJECTS } from '../src/generators/coverage.ts';
 import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus } from '../src/suite/expect.ts';
-import { bulkSyncId } from '../src/suite/fixtures.ts';
+import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
 import { unknownIds } from '../src/suite/unknown-ids.ts';
 import { walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
 import {
-  allOf, answerShape, BULK_READER, BULK_SYNC, emptyRemovesAll, idempotent, NotObservable, omittedUnchanged, readsBack, replacesList, runModel, sentApplied,
+  allOf, answerShape, BULK_READER, BULK_SYNC, MODEL_SYNC, emptyRemovesAll, idempotent, NotObservable, omittedUnchanged, readsBack, replacesList, runModel, sentApplied,
   unwrapFastCheck, Update, type Settings,
 } from '../src/suite/error-handling-model.ts';
 import { check } from '../src/suite/check.ts';
@@ -50,7 +50,9 @@ check('EHB-003 the bulk error-handling PUT the profile declares follows the upda
   declared(t);
   const id = await need(t, 'a bulk sync', bulkSyncId);
   // Every list length of the input space, answer and GET (a cap or a paged read shows only past the cut).
-  await walkListLengths({ resource: BULK_SYNC, syncId: id, lengths: values<number>('list-length'), answer: true, reader: BULK_READER, tag: 'ehb3-' });
+  // Read again later after another resource is written: the model sync's settings, when the run has one.
+  const other = await modelSyncId().catch(() => undefined);
+  await walkListLengths({ resource: BULK_SYNC, syncId: id, lengths: values<number>('list-length'), answer: true, reader: BULK_READER, tag: 'ehb3-', otherWrites: other ? [MODEL_SYNC.path(other)] : [] });
   const twice = allOf(updateRules, idempotent);
   const steps = KNOWN.map(([body, how]) => new Update(BULK_SYNC, body, how === 'twice' ? twice : updateRules));
   const commands = [BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, updateRules)), BULK_SYNC.updateBody.map((b) => new Update(BULK_SYNC, b, twice))];

@@ -11,7 +11,7 @@ import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src
 import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
 import {
-  emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
+  BULK_SYNC, emptyRemovesAll, FIELDS, idempotent, MODEL_SYNC, modelParams, modelSyncReader, noRule, NotObservable, omittedUnchanged, put, readsBack, replacesList, runModel,
   sameValue, sentApplied, Tally, unwrapFastCheck, Update, type Rule, type Settings,
 } from '../src/suite/error-handling-model.ts';
 import { observe, unreported } from '../src/suite/error-handling-observe.ts';
@@ -124,7 +124,10 @@ check('EHS-011 the read the profile names answers what the last PUT answered (mo
   const rule = readsBack(reader);
   // Every list length of the input space, each read back (a read that pages or caps a list shows only past the cut).
   const syncId = await need(t, 'a model sync', modelSyncId);
-  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-' });
+  // Read again later after another resource is written: the bulk sync's settings, where the profile declares their write.
+  const bulkWrite = profile().errorHandling?.bulkWrite?.path;
+  const other = bulkWrite ? await bulkSyncId().catch(() => undefined) : undefined;
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-', otherWrites: other ? [BULK_SYNC.path(other)] : [] });
   // From the opposite corner (every boolean true), so that each false is a change the read must show.
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-start@example.com'], warning_notifications: true };
   // {} is left out: whether it is accepted is EHS-004's rule, judged there only.

@@ -242,8 +242,8 @@ check('WH-016 within a run every row arrives exactly once: none lost, none dupli
  * three (a setting honoured once is not enough, and a run of one batch and of several differ).
  */
 const fullSync = () => scenario('full-sync', { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22 }] });
-/** Skip backfill in batches of 3: run 1 sends nothing, run 2 after 2 added rows one batch, run 3 after 7 three. */
-const skipBackfill = () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true, batchSize: 3 }, later: [{ add: 2 }, { add: 7 }] });
+/** Skip backfill in batches of 2: run 1 sends nothing, run 2 after 2 added rows one full batch, run 3 after 7 four. */
+const skipBackfill = () => scenario('skip-backfill', { rows: 30, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7 }] });
 
 /** A scenario's runs read again (webhook-rereads.ts): a finished run must read as it ended. */
 async function endsLast(label: string, s: Scenario, mode: SyncMode): Promise<void> {
@@ -256,7 +256,7 @@ check('WH-017 differential: the first run delivers every row, a later run only n
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
   const missing = [...s.runs[0]!.rows.keys()].filter((id) => !first.has(id));
   if (missing.length > 0) fail(`the first run did not deliver ${missing.length} of ${s.runs[0]!.rows.size} rows (${missing.slice(0, 5).join(', ')})`, s.runs[0]!.deliveries);
-  walkedBatches('differential', s.runs);
+  walkedBatches('differential', s);
   // A row is changed when a selected column's value differs, JSON type included (1 and "1").
   for (const [i, run] of s.runs.entries()) {
     if (i === 0) continue;
@@ -279,7 +279,7 @@ check('WH-017 differential: the first run delivers every row, a later run only n
 
 check('WH-018 with full sync on, every run delivers every row', async (t) => {
   const s = await given(t, fullSync);
-  walkedBatches('full sync', s.runs);
+  walkedBatches('full sync', s);
   // The first run delivers every row in any mode; full sync shows in the runs after it.
   for (const [i, r] of s.runs.entries()) {
     if (i === 0) continue;
@@ -294,7 +294,7 @@ check('WH-019 with skip backfill on, the first run delivers no existing row, a l
   const s = await need(t, 'a sync with skip backfill', skipBackfill);
   const first = deliveredIds(s.runs[0]!.deliveries);
   if (first.length > 0) fail(`the first run delivered ${first.length} pre-existing rows`, s.runs[0]!.deliveries);
-  walkedBatches('skip backfill', s.runs);
+  walkedBatches('skip backfill', s);
   // Nothing changes but rows added: each later run delivers exactly the rows added before it.
   for (const [i, run] of s.runs.entries()) {
     if (i === 0) continue;
@@ -354,7 +354,7 @@ const NAMED: Record<(typeof NAME_CARRIERS)[number], () => Promise<Scenario>> = {
   'capture-off': captureOff,
   'hash-pairs': hashPairs,
   'hash-order': hashOrder,
-  'answer-413-middle-of-3': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
+  'answer-413-middle-of-3-size-default': async () => (await failingScenarios([CAPTURE_CASE]))[0]!.s,
 };
 
 // Last, so that it judges every scenario the run set up: names of every length class (their

@@ -5,6 +5,7 @@ import { api } from './context.ts';
 import { dataOf, expectStatus, fail } from './expect.ts';
 import { BULK_SYNC, MODEL_SYNC, sameSubscribers, type Reader, type Resource } from './error-handling-model.ts';
 import { walked } from './input-space-record.ts';
+import { otherActivity } from './later.ts';
 import type { Observation } from './webhook-answers.ts';
 
 // Subscriber lists of every length of the input space's `list-length` dimension, sent in a PUT and
@@ -64,6 +65,8 @@ export interface ListWalk {
   /** The lengths whose outcome this check judges (default all); the others only set the state. */
   judged?: (n: number) => boolean;
   tag: string;
+  /** Paths of another resource's error handling, written ({}) before the read again later (later.ts). */
+  otherWrites?: readonly string[];
 }
 
 /** The list lengths of the input space, without 0 (the empty list is Rule 2's second sentence). */
@@ -134,14 +137,16 @@ export async function walkListLengths(walk: ListWalk): Promise<number> {
     }
     writes += 1;
   }
-  // The last list read once more at the end, after the reads in between: a list that is kept
-  // for a while and then lost (a cache in front of a store that dropped it) shows only later.
+  // The last list read once more at the end, after other activity (a creation, a write to another
+  // resource): a list kept in a cache until something else is written, in front of a store that
+  // dropped part of it, shows only then. 'Later' is never a wait (later.ts).
   if (reader && owed) {
+    const activity = await otherActivity(walk.otherWrites ?? []);
     const later = await read(reader, syncId);
     if (later.reported) {
       compared += 1;
       observed(resource, owed.length, 'again later');
-      if (!sameSubscribers(owed, later.list)) fail(mismatch(`read again later, ${reader.what} reads subscribers`, owed, later.list), later.res);
+      if (!sameSubscribers(owed, later.list)) fail(mismatch(`read again later (after ${activity.join(', ') || 'the reads before'}), ${reader.what} reads subscribers`, owed, later.list), later.res);
     }
   }
   return compared;

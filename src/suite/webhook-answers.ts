@@ -5,6 +5,7 @@ import { settings } from './context.ts';
 import { addRows, begin, reread, runOnce, scenario, startNext, type RunEvidence, type Scenario, type ScenarioPlan, type StartedRun } from './webhook-fixtures.ts';
 import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
+import { otherActivity } from './later.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -13,12 +14,16 @@ import { walked } from './input-space-record.ts';
 export const FAILING_4XX = [400, 401, 404, 410, 413, 429] as const;
 export const FAILING_5XX = [500, 502, 503] as const;
 
-/** Rows of a failing-receiver run: three batches of 2, 2 and 1, or one batch. */
-const ROWS = 5;
-const BATCH_SIZE = { 1: 10, 3: 2 } as const;
-
 export type FailingBatch = 'first' | 'middle' | 'last';
 export type SyncMode = 'differential' | 'full sync' | 'skip backfill';
+/** A value of input-space.json's batch-size dimension: '<default>' leaves the setting out. */
+export type BatchSize = 1 | 2 | '<default>';
+
+/** Spec › Webhook settings: 'Webhook batch size … Default 100'. */
+const DEFAULT_BATCH_SIZE = 100;
+const sizeOf = (c: Pick<FailingCase, 'size'>): number => (c.size === '<default>' ? DEFAULT_BATCH_SIZE : c.size);
+/** A failing run's records: its one batch exactly full, or two full batches and one of a single record. */
+export const rowsOf = (c: Pick<FailingCase, 'size' | 'batches'>): number => (c.batches === 1 ? sizeOf(c) : 2 * sizeOf(c) + 1);
 
 export interface FailingCase {
   status: number;
@@ -27,9 +32,11 @@ export interface FailingCase {
   /** Batches the failing run would send: 1 (the first is the last) or 3. */
   batches: 1 | 3;
   mode: SyncMode;
+  /** The sync's batch size: the failing run's records follow from it (rowsOf). */
+  size: BatchSize;
 }
 
-export const failingLabel = (c: FailingCase): string => `answer-${c.status}-${c.at}-of-${c.batches}${c.mode === 'differential' ? '' : `-${c.mode.replace(' ', '-')}`}`;
+export const failingLabel = (c: FailingCase): string => `answer-${c.status}-${c.at}-of-${c.batches}-size-${c.size === '<default>' ? 'default' : c.size}${c.mode === 'differential' ? '' : `-${c.mode.replace(' ', '-')}`}`;
 
 const ANSWERED_BEFORE: Record<FailingBatch, number> = { first: 0, middle: 1, last: 2 };
 const MODE_SETTINGS: Record<SyncMode, { syncAllRecords?: boolean; skipInitialBackfill?: boolean }> = { differential: {}, 'full sync': { syncAllRecords: true }, 'skip backfill': { skipInitialBackfill: true } };
@@ -41,14 +48,17 @@ const failingScript = (c: FailingCase) => ({ script: Array(ANSWERED_BEFORE[c.at]
  * The receiver answers `status` from batch `at` on, to every request after that, so a target
  * that retries (Spec › Events › Emission 5: not shown) sees the failure again on every attempt.
  * A differential case fails its first run. A full-sync case fails its second run (no row
- * changed: only full sync sends them again), a skip-backfill case its second run after ROWS rows
- * were added (its first run sends nothing): their first runs are answered 200. Skip-backfill
- * syncs have a source of their own, as rows are added to it.
+ * changed: only full sync sends them again), a skip-backfill case its second run after rowsOf
+ * rows were added (its first run sends nothing; one row is there before it): their first runs
+ * are answered 200. Cases of one row count share a source; skip-backfill syncs have sources of
+ * their own, as rows are added to them.
  */
 export function failingPlan(c: FailingCase): ScenarioPlan {
-  const sync = { batchSize: BATCH_SIZE[c.batches], ...MODE_SETTINGS[c.mode] };
-  if (c.mode === 'differential') return { rows: ROWS, sharedSource: 'failing-receiver', sync, ...failingScript(c) };
-  return { rows: ROWS, sharedSource: c.mode === 'skip backfill' ? 'failing-receiver-skip' : 'failing-receiver', sync };
+  const sync = { ...(c.size === '<default>' ? {} : { batchSize: c.size }), ...MODE_SETTINGS[c.mode] };
+  const rows = rowsOf(c);
+  if (c.mode === 'differential') return { rows, sharedSource: `failing-receiver-${rows}`, sync, ...failingScript(c) };
+  if (c.mode === 'skip backfill') return { rows: 1, sharedSource: `failing-receiver-skip-${rows}`, sync };
+  return { rows, sharedSource: `failing-receiver-${rows}`, sync };
 }
 
 /**
@@ -57,10 +67,10 @@ export function failingPlan(c: FailingCase): ScenarioPlan {
  * a status, the statuses in turn: every status once at least, every pair on every seed.
  */
 export function failingCases(statuses: readonly number[]): FailingCase[] {
-  const combos = operationCases('sync.records delivery', ['sync-mode', 'batches', 'failing-batch']).filter((r) => r['failing-batch'] !== 'none');
+  const combos = operationCases('sync.records delivery', ['sync-mode', 'batches', 'failing-batch', 'batch-size']).filter((r) => r['failing-batch'] !== 'none');
   return Array.from({ length: Math.max(combos.length, statuses.length) }, (_, i) => {
     const r = combos[i % combos.length]!;
-    return { status: statuses[i % statuses.length]!, at: r['failing-batch'] as FailingBatch, batches: r.batches as 1 | 3, mode: r['sync-mode'] as SyncMode };
+    return { status: statuses[i % statuses.length]!, at: r['failing-batch'] as FailingBatch, batches: r.batches as 1 | 3, mode: r['sync-mode'] as SyncMode, size: r['batch-size'] as BatchSize };
   });
 }
 
@@ -86,9 +96,9 @@ export async function failingScenarios(cases: readonly FailingCase[]): Promise<F
   const set: Array<{ c: FailingCase; s: Scenario }> = [];
   for (const c of cases) set.push({ c, s: await scenario(failingLabel(c), failingPlan(c)) });
   const later = set.filter((x) => x.c.mode !== 'differential' && !laterRuns.has(failingLabel(x.c)));
-  // The skip-backfill syncs share a source: rows added once reach each of their second runs.
-  const skip = later.find((x) => x.c.mode === 'skip backfill');
-  if (skip) await addRows(skip.s, `failing-added-${failingLabel(skip.c)}`, ROWS);
+  // The skip-backfill syncs of one row count share a source: rows added once reach each of their second runs.
+  const skips = later.filter((x) => x.c.mode === 'skip backfill');
+  for (const [i, skip] of skips.entries()) if (skips.findIndex((o) => rowsOf(o.c) === rowsOf(skip.c)) === i) await addRows(skip.s, `failing-added-${failingLabel(skip.c)}`, rowsOf(skip.c));
   for (const x of later) {
     const { script, then } = failingScript(x.c);
     x.s.channel.script(script, then);
@@ -118,7 +128,7 @@ export function failingProblem(id: string, { c, run }: FailingResult, outcome: R
   if (outcome.failed) return { judged: true, seen };
   const errors = outcome.recordErrors ? `with ${outcome.recordErrors} record errors` : 'with no record error';
   const first = observation === 'right away' ? '' : `; read right away it was ${JSON.stringify(run.outcome.status)}`;
-  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches} (${c.mode}): read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
+  return { judged: true, seen, problem: `${id} ${c.status} on batch ${failedAt + 1} of ${c.batches} (${c.mode}, batch size ${c.size}): read ${observation}, the run is ${JSON.stringify(outcome.status)} (a word the profile does not map to failed), ${errors}${first}` };
 }
 
 export interface FailingRead {
@@ -144,13 +154,22 @@ export function failedBatch({ c, run }: FailingResult): { batches: 1 | 3; at: Fa
   const failedAt = run.deliveries.findIndex((d) => d.response.status === c.status);
   const counts = run.deliveries.slice(0, failedAt + 1).map(recordsIn);
   if (failedAt === -1 || counts.some((n) => n === undefined || n === 0)) return undefined;
+  const rows = rowsOf(c);
   const before = (counts as number[]).slice(0, -1).reduce((a, b) => a + b, 0);
   const size = Math.max(...(counts as number[]));
-  const batches = Math.ceil(ROWS / size);
+  const batches = Math.ceil(rows / size);
   if (batches !== 1 && batches !== 3) return undefined;
   // A run's only batch is its first and its last; no run of one batch has a middle one.
   if (batches === 1) return { batches, at: ['first', 'last'] };
-  return { batches, at: [before === 0 ? 'first' : before + counts.at(-1)! >= ROWS ? 'last' : 'middle'] };
+  return { batches, at: [before === 0 ? 'first' : before + counts.at(-1)! >= rows ? 'last' : 'middle'] };
+}
+
+/** The full-sync cases' first runs, answered 200 throughout: runs of their batch size with no failing batch. */
+function walkFirstRuns(results: readonly FailingResult[]): void {
+  for (const { c, s } of results) {
+    const n = c.mode === 'full sync' ? (s.runs[0]?.deliveries.length ?? 0) : 0;
+    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': c.mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', 'batch-size': c.size, observation: 'right away' });
+  }
 }
 
 /** The cases that are the first of their failing batch or of their mode: those read again later. */
@@ -166,6 +185,8 @@ function readAgain(results: readonly FailingResult[]): FailingResult[] {
  */
 export async function readFailingRuns(id: string, results: readonly FailingResult[]): Promise<FailingRead[]> {
   const reads: Array<Pick<FailingRead, 'r' | 'outcome' | 'observation'>> = results.map((r) => ({ r, outcome: r.run.outcome, observation: 'right away' }));
+  // 'Later' is after other activity, never a wait (later.ts): the other cases' runs and reads, and a creation.
+  await otherActivity();
   for (const r of readAgain(results)) reads.push({ r, outcome: await reread(r.s, r.run), observation: 'again later' });
   const written = results[0]!;
   written.s.channel.script([], 200);
@@ -179,8 +200,9 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   });
   for (const j of judged.filter((x) => x.judged)) {
     const at = failedBatch(j.r);
-    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, observation: j.observation });
+    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation });
   }
+  walkFirstRuns(results);
   return judged;
 }
 
@@ -192,7 +214,7 @@ export function endsSeen(judged: ReadonlyArray<{ c: FailingCase; seen?: string }
     .map(([end, cases]) => {
       const at = new Map<string, number[]>();
       for (const c of cases) {
-        const where = `the ${c.at} of ${c.batches}${c.mode === 'differential' ? '' : ` (${c.mode})`}`;
+        const where = `the ${c.at} of ${c.batches} by ${c.size === '<default>' ? 'the default size' : c.size}${c.mode === 'differential' ? '' : ` (${c.mode})`}`;
         at.set(where, [...(at.get(where) ?? []), c.status]);
       }
       return `${end}: ${cases.length} (${[...at].map(([where, statuses]) => `${statuses.join(', ')} on ${where}`).join('; ')})`;

@@ -6,7 +6,7 @@ import { TransportError } from '../client/http-client.ts';
 import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
-import type { DimensionValue } from '../generators/input-space.ts';
+import { values, type DimensionValue } from '../generators/input-space.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
@@ -239,11 +239,16 @@ export async function reread(s: Scenario, r: RunEvidence): Promise<RunOutcome> {
   return waitingFor(`the target's sync run ${r.runId} to be read again`, timeoutMs, () => ad.waitForRun(s.sync.id, r.runId, timeoutMs)).catch(unmet('read a run again'));
 }
 
-/** Records a sync's mode and the batches each of its runs sent (1, or 3 and more) where it sent one of those. */
-export function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfill', runs: readonly RunEvidence[]): void {
-  for (const r of runs) {
+/**
+ * Records a sync's mode and the batches each of its runs sent (1, or 3 and more) where it sent one
+ * of those, with its batch size where that is a value of the model (the setting left out: '<default>').
+ */
+export function walkedBatches(mode: 'differential' | 'full sync' | 'skip backfill', s: Pick<Scenario, 'runs' | 'settings'>): void {
+  const configured = s.settings.batchSize;
+  const size: Record<string, DimensionValue> = configured === undefined ? { 'batch-size': '<default>' } : values('batch-size').includes(configured) ? { 'batch-size': configured } : {};
+  for (const r of s.runs) {
     const n = r.deliveries.length;
-    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', observation: 'right away' });
+    if (n === 1 || n >= 3) walked('sync.records delivery', { 'sync-mode': mode, batches: n >= 3 ? 3 : 1, 'failing-batch': 'none', ...size, observation: 'right away' });
   }
 }
 

@@ -10,7 +10,7 @@ import type { Scenario } from './webhook-fixtures.ts';
  * The scenarios that carry a length class, in the order of the dimension's values. WH-011 sets up
  * every one of them, so each class is walked even when the checks that use them are not selected.
  */
-export const NAME_CARRIERS = ['hash-order', 'full-sync', 'answer-413-middle-of-3', 'capture-off', 'hash-pairs', 'skip-backfill', 'main'] as const;
+export const NAME_CARRIERS = ['hash-order', 'full-sync', 'answer-413-middle-of-3-size-default', 'capture-off', 'hash-pairs', 'skip-backfill', 'main'] as const;
 
 const classes = values('string-length');
 if (classes.length > NAME_CARRIERS.length) throw new Error(`input-space.json has ${classes.length} string-length values, webhook-names.ts ${NAME_CARRIERS.length} scenarios to carry them`);

@@ -30,6 +30,26 @@ export const dimensionFaultProbes: Record<string, Probe> = {
       expect((await call(ref, 'POST', '/api/bulk/syncs', { body, headers: { 'content-type': 'application/json; charset=utf-8' } })).status).toBe(200);
     },
   },
+  'webhook-connection-refuses-json-charset': {
+    probe: async (ref) => {
+      const labelled = { 'content-type': 'application/json; charset=utf-8' };
+      const webhook = { name: 'hook', type: 'webhook', configuration: { url: 'https://example.com/hook' } };
+      expectError(await call(ref, 'POST', '/api/connections', { body: webhook, headers: labelled }), 415, 'unsupported_media_type');
+      expect((await post(ref, webhook)).status).toBe(200);
+      expect((await call(ref, 'POST', '/api/connections', { body: connectionBody('hubspot'), headers: labelled })).status).toBe(200);
+    },
+  },
+  'bulk-database-destination-refuses-json-charset': {
+    probe: async (ref) => {
+      const labelled = { 'content-type': 'application/json; charset=utf-8' };
+      const [source, s3] = await pair(ref);
+      const database = await createConnection(ref, 'postgresql');
+      const body = bulkBody(source, database, { destination_configuration: { schema: 'dssc' } });
+      expectError(await call(ref, 'POST', '/api/bulk/syncs', { body, headers: labelled }), 415, 'unsupported_media_type');
+      expect((await bulk(ref, body)).status).toBe(200);
+      expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(source, s3, csv), headers: labelled })).status).toBe(200);
+    },
+  },
   'object-store-config-types-lenient': {
     probe: async (ref) => {
       const s3 = connectionBody('s3', { configuration: { ...CONFIGURATIONS.s3, object_store_bucket_name: null, cloud_access_key_id: 1 } });

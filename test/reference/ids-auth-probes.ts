@@ -15,6 +15,17 @@ const addresses = (n: number) => Array.from({ length: n }, (_, i) => `a${i}@x.or
 const syncPath = async (ref: RunningReference) => `/api/syncs/${await createModelSync(ref)}/error-handling`;
 const bulkPath = async (ref: RunningReference) => `/api/bulk/syncs/${await createBulkSync(ref)}/error-handling`;
 
+/** A long list read whole again and again, then cut to 10 once another resource is written (a PUT there, or a creation). */
+const lostAfterOtherWrites = (own: (ref: RunningReference) => Promise<string>, other: (ref: RunningReference) => Promise<string>): Probe => ({
+  probe: async (ref) => {
+    const [path, elsewhere] = [await own(ref), await other(ref)];
+    expect((await call(ref, 'PUT', path, { body: { subscribers: addresses(11) } })).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await call(ref, 'GET', path)).json.data.subscribers).toHaveLength(11);
+    expect((await call(ref, 'PUT', elsewhere, { body: {} })).status).toBe(200);
+    expect((await call(ref, 'GET', path)).json.data.subscribers).toHaveLength(10);
+  },
+});
+
 /** The fault's answer for the triggering id, and 404 for a plain unknown id. */
 const idProbe = (method: 'GET' | 'PUT', route: string, id: string, status: number): Probe => ({
   probe: async (ref) => {
@@ -63,6 +74,8 @@ export const idsAuthProbes: Record<string, Probe> = {
       expect((await call(ref, 'GET', path)).json.data.subscribers).toHaveLength(10);
     },
   },
+  'bulk-read-subscribers-lost-after-other-writes': lostAfterOtherWrites(bulkPath, syncPath),
+  'read-subscribers-lost-after-other-writes': lostAfterOtherWrites(syncPath, bulkPath),
   'put-drops-long-addresses': {
     probe: async (ref) => {
       const long = `${'l'.repeat(40)}@${'x'.repeat(30)}.org`;

@@ -43,6 +43,18 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect((await runWith(ref, 2, 2, [], 429)).run.status).toBe('completed');
     expect((await runWith(ref, 5, 2, [], 429)).run.status).toBe('failed');
   },
+  'default-size-later-batch-failure-completes': async (ref) => {
+    const later = await runWith(ref, 201, 100, [200], 410);
+    expect(later.deliveries.map((d) => d.response.status)).toEqual([200, 410]);
+    expect(later.run.status).toBe('completed');
+    expect((await runWith(ref, 201, 100, [], 410)).run.status).toBe('failed');
+    expect((await runWith(ref, 5, 2, [200], 410)).run.status).toBe('failed');
+  },
+  'single-record-batches-failure-completes': async (ref) => {
+    expect((await runWith(ref, 3, 1, [200], 503)).run.status).toBe('completed');
+    expect((await runWith(ref, 3, 1, [], 503)).run.status).toBe('completed');
+    expect((await runWith(ref, 3, 2, [], 503)).run.status).toBe('failed');
+  },
   'later-batch-failure-ignored': async (ref) => {
     const later = await runWith(ref, 5, 2, [200], 410);
     expect(later.deliveries.map((d) => d.response.status)).toEqual([200, 410, 410]);

@@ -333,7 +333,7 @@ describe('against the reference and its run variants', () => {
   });
 
   test('every fault of runFaults (benign-runs.ts) has a probe here', () => {
-    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed', 'runs-record-errors', 'failed-run-reads-completed-later', 'completed-run-reads-failed-later', 'completed-run-errors-counted-later', 'failed-run-completed-by-next-run']);
+    expect(runFaults.map((f) => f.name)).toEqual(['failure-hidden-as-completed', 'runs-record-errors', 'failed-run-reads-completed-later', 'completed-run-reads-failed-later', 'completed-run-errors-counted-later', 'completed-run-failed-by-empty-next-run', 'failed-run-completed-by-next-run']);
   });
 
   test.each(ADAPTERS)('%s: the fault runs-record-errors ends a run whose receiver failed completed with record errors', async (_n, factory) => {
@@ -359,6 +359,12 @@ describe('against the reference and its run variants', () => {
     const { outcomes, rereads } = await twoRuns(factory, 'completed-run-errors-counted-later', 200);
     expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
     expect(rereads[0]).toMatchObject({ status: 'completed', failed: false, recordErrors: 5 });
+  });
+
+  test.each(ADAPTERS)('%s: the fault completed-run-failed-by-empty-next-run answers a completed run failed once a later run sent nothing', async (_n, factory) => {
+    const { outcomes, rereads } = await twoRuns(factory, 'completed-run-failed-by-empty-next-run', 200);
+    expect(outcomes.map(runEnd)).toEqual(['completed', 'completed']);
+    expect(rereads[0]).toMatchObject({ status: 'failed', failed: true });
   });
 
   test.each(ADAPTERS)('%s: the fault failed-run-completed-by-next-run answers a failed run completed once a later run completed', async (_n, factory) => {

@@ -1,7 +1,9 @@
 import { expect, test } from 'vitest';
 import { values } from '../../src/generators/input-space.ts';
 import type { Delivery } from '../../src/receiver/index.ts';
-import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingPlan, type FailingCase } from '../../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingLabel, failingPlan, rowsOf, type FailingCase } from '../../src/suite/webhook-answers.ts';
+import { operationCases } from '../../src/generators/all-pairs.ts';
+import { NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
 import type { RunEvidence, Scenario } from '../../src/suite/webhook-fixtures.ts';
 
 // WH-020/021's failing cases: every status, and every pair of the delivery operation's sync mode ×
@@ -16,18 +18,38 @@ test.each([['4xx', FAILING_4XX], ['5xx', FAILING_5XX]] as const)('the %s cases t
   for (const at of positions) expect(cases).toContainEqual(expect.objectContaining({ batches: 3, at }));
   expect(cases).toContainEqual(expect.objectContaining({ batches: 1, at: 'first' }));
   expect(cases.filter((c) => c.batches === 1 && c.at !== 'first')).toEqual([]);
+  // Batch size × mode, × batch count and × failing batch (all-pairs).
+  for (const size of values('batch-size')) {
+    for (const mode of modes) expect(cases).toContainEqual(expect.objectContaining({ size, mode }));
+    for (const at of positions) expect(cases).toContainEqual(expect.objectContaining({ size, at }));
+    // A run of one batch of 2 comes without a failing batch (the skip-backfill scenario's second run).
+    expect(cases).toContainEqual(expect.objectContaining({ size, batches: 3 }));
+  }
   // The cost of the walk: one scenario per combination, no more.
-  expect(cases).toHaveLength(Math.max(modes.length * positions.length, statuses.length));
+  const combos = operationCases('sync.records delivery', ['sync-mode', 'batches', 'failing-batch', 'batch-size']).filter((r) => r['failing-batch'] !== 'none');
+  expect(cases).toHaveLength(Math.max(combos.length, statuses.length));
+  expect(combos.length).toBeLessThanOrEqual(modes.length * positions.length + 1);
+});
+
+test('a failing run fills its batches to the size, the last holding one record; the default size leaves the setting out', () => {
+  expect(rowsOf({ size: '<default>', batches: 1 })).toBe(100);
+  expect(rowsOf({ size: '<default>', batches: 3 })).toBe(201);
+  expect(rowsOf({ size: 1, batches: 3 })).toBe(3);
+  expect(rowsOf({ size: 2, batches: 1 })).toBe(2);
+  expect(failingPlan({ status: 500, at: 'first', batches: 1, mode: 'differential', size: '<default>' }).sync).toEqual({});
+  expect(failingPlan({ status: 500, at: 'first', batches: 1, mode: 'differential', size: 1 }).sync).toEqual({ batchSize: 1 });
 });
 
 test('WH-022 reuses a differential WH-020 case; only differential cases fail their first run', () => {
   expect(failingCases(FAILING_4XX)).toContainEqual(CAPTURE_CASE);
+  // Its scenario carries one of the sync name classes (webhook-names.ts): the label must stay the carrier's.
+  expect(NAME_CARRIERS).toContain(failingLabel(CAPTURE_CASE));
   for (const c of failingCases(FAILING_4XX)) expect(failingPlan(c).then).toBe(c.mode === 'differential' ? c.status : undefined);
 });
 
 const delivery = (records: number, status: number): Delivery => ({ json: { object: { records: Array(records).fill({}) } }, response: { status } }) as unknown as Delivery;
 const result = (c: FailingCase, ds: Delivery[]) => ({ c, s: {} as Scenario, run: { deliveries: ds } as unknown as RunEvidence });
-const C: FailingCase = { status: 410, at: 'middle', batches: 3, mode: 'full sync' };
+const C: FailingCase = { status: 410, at: 'middle', batches: 3, mode: 'full sync', size: 2 };
 
 test('the refused batch is walked where it came, not where it was planned', () => {
   expect(failedBatch(result(C, [delivery(2, 200), delivery(2, 410), delivery(1, 410)]))).toEqual({ batches: 3, at: ['middle'] });

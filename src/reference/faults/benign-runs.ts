@@ -141,6 +141,18 @@ export const runFaults: readonly Fault[] = [
     },
   },
   {
+    name: 'completed-run-failed-by-empty-next-run',
+    breaks: ['WH-017', 'WH-019'],
+    description: "Once a later run of the sync has ended having delivered nothing (no change to send), a completed earlier run answers 'failed' (the empty run is taken as a sign the earlier one's records were lost): only a run read again after another run of its sync that sends nothing shows it.",
+    apply: ({ app, store }) =>
+      editSuccess(app, 'GET', ROUTES.run, (data: Data, request) => {
+        if (data.status !== 'completed') return;
+        const runs = store.getModelSync(syncIdOf(request))?.executions ?? [];
+        const at = runs.findIndex((r) => r.id === runIdOf(request));
+        if (at !== -1 && runs.slice(at + 1).some((r) => r.status === 'completed' && r.batchesDelivered === 0)) data.status = 'failed';
+      }),
+  },
+  {
     name: 'failed-run-completed-by-next-run',
     breaks: ['WH-020', 'WH-021'],
     description: "A run's end is read from its sync's latest run: once a later run of the sync has completed, a failed earlier run answers 'completed' (counts.error 0, no errors[]).",

@@ -40,6 +40,18 @@ export const bulkSyncFaults: Fault[] = [
       }),
   },
   {
+    name: 'bulk-database-destination-refuses-json-charset',
+    breaks: ['BULK-003'],
+    description: 'POST /api/bulk/syncs answers a bulk sync to a relational database destination (settings holding schema) labelled application/json with a charset parameter 415; an object-store destination takes it.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = request.body;
+        const settings = isObject(body) ? (body.destination_configuration ?? body.dest_configuration) : undefined;
+        const database = isObject(settings) && Object.hasOwn(settings, 'schema');
+        if (database && (request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bulk syncs into a database must be sent as Content-Type: application/json');
+      }),
+  },
+  {
     name: 'no-schemas-stage-skipped-with-schemas',
     breaks: ['BULK-001'],
     description: 'POST /api/bulk/syncs runs the schema-cache check only without schemas: a request naming schemas on a fresh source is accepted at once.',

@@ -221,4 +221,14 @@ export const connectionFaults: Fault[] = [
         if ((request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'bodies must be sent as Content-Type: application/json');
       }),
   },
+  {
+    name: 'webhook-connection-refuses-json-charset',
+    breaks: ['CONN-001'],
+    description: 'POST /api/connections answers a webhook connection labelled Content-Type: application/json with a charset parameter 415 (the webhook kind\'s own handler compares the whole header); every other kind takes it.',
+    apply: ({ app }) =>
+      beforeRoute(app, 'POST', ROUTES.connections, (request) => {
+        const webhook = isObject(request.body) && request.body.type === 'webhook';
+        if (webhook && (request.headers['content-type'] ?? '').trim() !== 'application/json') throw new ApiError('unsupported_media_type', 'webhook connections must be sent as Content-Type: application/json');
+      }),
+  },
 ];

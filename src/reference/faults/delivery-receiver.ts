@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { BatchContext, DeliveryOutcome, DeliveryPipeline, DeliveryRequest, Transport } from '../delivery.ts';
+import { DEFAULT_BATCH_SIZE, type BatchContext, type DeliveryOutcome, type DeliveryPipeline, type DeliveryRequest, type Transport } from '../delivery.ts';
 import { editSuccess, ROUTES, type Fault, type ReferenceSeams } from './fault.ts';
 
 // Faults in how a delivery meets the receiver: its answer (WH-020/021), the capture log of the
@@ -91,15 +91,19 @@ function sendWithLie(pipeline: DeliveryPipeline, lie: (request: DeliveryRequest,
   });
 }
 
+/** Where a batch stands in its run, and the batch size its sync sets (undefined: the default). */
+type BuiltBatch = Pick<BatchContext, 'index' | 'last'> & { configuredSize: number | undefined };
+
 /**
  * A run whose failing batch is `where` (by its place in the run) stops there as the reference
  * does, but its reads answer 'completed' with no record error: the engine stops a run at its
  * first failure, so the last batch a run built is the one that failed.
  */
-function failureCompletesAt({ app, config }: ReferenceSeams, where: (batch: Pick<BatchContext, 'index' | 'last'>) => boolean): void {
-  const lastBuilt = perRun<{ index: number; last: boolean }>();
+function failureCompletesAt({ app, config }: ReferenceSeams, where: (batch: BuiltBatch) => boolean): void {
+  const lastBuilt = perRun<BuiltBatch>();
   wrapStep(config.delivery, 'buildHeaders', (build) => (batch) => {
-    lastBuilt.set(batch.run.id, { index: batch.index, last: batch.last });
+    const size = batch.sync.target.configuration?.batch_size;
+    lastBuilt.set(batch.run.id, { index: batch.index, last: batch.last, configuredSize: typeof size === 'number' ? size : undefined });
     return build(batch);
   });
   editSuccess(app, 'GET', ROUTES.run, (data, request) => {
@@ -131,6 +135,18 @@ export const deliveryReceiverFaults: Fault[] = [
     breaks: ['WH-020', 'WH-021'],
     description: "A 4xx/5xx to a run's only batch ends the run 'completed' with no record error (a small run's answer is not looked at).",
     apply: (seams) => failureCompletesAt(seams, (b) => b.index === 1 && b.last),
+  },
+  {
+    name: 'default-size-later-batch-failure-completes',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A sync whose batch size is the default (100) goes through a streaming path that looks only at the answer to the first batch: a 4xx/5xx to a later batch stops the run, which ends 'completed' with no record error. A sync with another batch size is judged batch by batch (only runs of more than 100 records at the default show it).",
+    apply: (seams) => failureCompletesAt(seams, (b) => (b.configuredSize ?? DEFAULT_BATCH_SIZE) === DEFAULT_BATCH_SIZE && b.index > 1),
+  },
+  {
+    name: 'single-record-batches-failure-completes',
+    breaks: ['WH-020', 'WH-021'],
+    description: "A sync with batch size 1 is sent record by record, and a 4xx/5xx to a record ends the run 'completed' with no record error (the per-record path never marks the run): only a batch size of 1 shows it.",
+    apply: (seams) => failureCompletesAt(seams, (b) => b.configuredSize === 1),
   },
   {
     name: 'later-batch-failure-ignored',

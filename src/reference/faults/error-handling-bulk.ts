@@ -26,6 +26,24 @@ export function editSentOnly(app: FastifyInstance, url: string): void {
   });
 }
 
+/**
+ * A GET answers subscribers lists over 10 whole while its sync's settings sit in a one-slot cache
+ * (filled by that sync's PUT), and only their first 10 once any other resource has been written
+ * (a POST anywhere, a PUT to another path) and evicted it: the store kept 10.
+ */
+export function listLostAfterOtherWrites(app: FastifyInstance, getUrl: string, putPrefix: string): void {
+  let cached: string | undefined;
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0]!;
+    if (request.method === 'PUT' && path.startsWith(putPrefix) && path.endsWith('/error-handling')) cached = path;
+    else if (request.method === 'POST' || (request.method === 'PUT' && path !== cached)) cached = undefined;
+  });
+  editSuccess(app, 'GET', getUrl, (data, request) => {
+    const path = request.url.split('?')[0]!;
+    if (path !== cached && Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
+  });
+}
+
 export const bulkErrorHandlingFaults: Fault[] = [
   {
     name: 'bulk-error-handling-uuid-unknown-200',
@@ -78,6 +96,12 @@ export const bulkErrorHandlingFaults: Fault[] = [
         if (n > 1 && Array.isArray(data.subscribers)) data.subscribers = data.subscribers.slice(0, 10);
       });
     },
+  },
+  {
+    name: 'bulk-read-subscribers-lost-after-other-writes',
+    breaks: ['EHB-003'],
+    description: 'GET /api/bulk/syncs/{id}/error-handling answers a list of more than 10 subscribers whole until another resource is written (a creation, a PUT to another sync), and only its first 10 after that (a one-slot cache in front of a store that truncated it): only a read after other activity shows it.',
+    apply: ({ app }) => listLostAfterOtherWrites(app, ROUTES.bulkErrorHandling, '/api/bulk/syncs/'),
   },
   {
     name: 'bulk-put-uuid-unknown-200',

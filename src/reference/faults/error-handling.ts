@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, fieldError } from '../errors.ts';
 import { copyBulkErrorHandling, copySyncErrorHandling, DEFAULT_BULK_ERROR_HANDLING, DEFAULT_SYNC_ERROR_HANDLING, type SyncErrorHandling } from '../store.ts';
 import { isObject } from '../validation.ts';
-import { bulkErrorHandlingFaults, editSentOnly, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
+import { bulkErrorHandlingFaults, editSentOnly, listLostAfterOtherWrites, URL_SPECIAL, UUID } from './error-handling-bulk.ts';
 import { beforeRoute, editSuccess, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 const BOOLEAN_FIELDS = ['auto_retry_record_errors', 'notify_on_record_errors', 'warning_notifications'] as const;
@@ -90,6 +90,12 @@ export const errorHandlingFaults: Fault[] = [
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }));
       editSentOnly(app, ROUTES.syncErrorHandling);
     },
+  },
+  {
+    name: 'read-subscribers-lost-after-other-writes',
+    breaks: ['EHS-011'],
+    description: "GET /api/syncs/{id}/error-handling (the profile's read) answers a list of more than 10 subscribers whole until another resource is written (a creation, a PUT to another sync), and only its first 10 after that (a one-slot cache in front of a store that truncated it): only a read after other activity shows it.",
+    apply: ({ app }) => listLostAfterOtherWrites(app, ROUTES.syncErrorHandling, '/api/syncs/'),
   },
   {
     name: 'put-merges-subscribers',

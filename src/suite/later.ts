@@ -1,0 +1,34 @@
+import type { KindName } from '../profile/profile.ts';
+import { api, connectionBody, profile, Unmet } from './context.ts';
+
+// "Read again later" means after other activity on the target, never after a wall-clock wait
+// (nothing may depend on timing): an outcome that changes only once something else was written
+// (a cache evicted by another resource's write, a store compacted on a creation) shows only then.
+
+/** The kinds tried for the creation, cheapest first (no source to discover, no secret to keep). */
+const CREATION_KINDS: readonly KindName[] = ['marketing', 'crm', 'webhook', 'objectStore', 'relationalDatabase'];
+
+/**
+ * One creation the run owns (a connection of the first kind the profile configures), and a write
+ * to each path of `otherWrites` (another resource's error handling, with {}: PUT Rules 3 makes
+ * it valid and Rules 1 leaves every field as it was). Their answers are not judged here: each is
+ * its own check's; what they did is what the read after them must outlast.
+ */
+export async function otherActivity(otherWrites: readonly string[] = []): Promise<string[]> {
+  const done: string[] = [];
+  for (const kind of CREATION_KINDS) {
+    if (!profile().kinds?.[kind]?.configuration) continue;
+    try {
+      const res = await api().post('/api/connections', connectionBody(kind));
+      done.push(`a ${kind} connection created (${res.status})`);
+      break;
+    } catch (error) {
+      if (!(error instanceof Unmet)) throw error;
+    }
+  }
+  for (const path of otherWrites) {
+    const res = await api().put(path, {});
+    done.push(`PUT {} to ${path} (${res.status})`);
+  }
+  return done;
+}
