@@ -1,7 +1,7 @@
 import type { ApiResponse } from '../client/http-client.ts';
 import { values } from '../generators/input-space.ts';
-import { api, createConnection, kindProfile, once, profile } from './context.ts';
-import { bulkSyncBody, isCacheNotReady, repeatWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
+import { api, apiVersion, createConnection, kindProfile, once, profile } from './context.ts';
+import { bulkSyncBody, isCacheNotReady, kindSourceObjects, repeatWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
 import { prepareKindTables } from './webhook-source.ts';
 
 // The "No schemas found" stage under every value of the version dimension (BULK-001, BULK-002):
@@ -36,22 +36,68 @@ export const stageEnded = (w: StageWalk) => w.last !== undefined && !isCacheNotR
  * one after another, phase by phase (every source made, then every first answer and its repeat,
  * then every wait for the stage's end): requests.json of two runs of one seed lists the same
  * requests in the same order, and the sources' stages still overlap, so the waits cost about one
- * stage, not six.
+ * stage, not six. The fresh sources of the other source kinds (BULK-002, source kinds) go through
+ * the same phases, so their stages overlap the versions' too.
  */
 export function stageWalk(): Promise<StageWalk[]> {
+  return stageWalks().then((w) => w.versions);
+}
+
+/** The other source kinds' walks (BULK-002, source kinds), made beside the versions' (stageWalk). */
+export function sourceKindWalk(): Promise<KindWalk[]> {
+  return stageWalks().then((w) => w.kinds);
+}
+
+/** The source kinds the profile gives a configuration and sourceObjects for, besides the run's own source kind. */
+export function otherSourceKinds(): Array<'crm' | 'marketing' | 'objectStore'> {
+  return (['crm', 'marketing', 'objectStore'] as const).filter((k) => k !== sourceKind() && profile().kinds?.[k]?.configuration && (kindSourceObjects(k)?.length ?? 0) > 0);
+}
+
+export interface KindWalk {
+  kind: string;
+  /** What stopped the walk before its first answer (a creation that failed): the check says it. */
+  error?: unknown;
+  first?: ApiResponse;
+  last?: ApiResponse;
+  attempts: number;
+  started: number;
+}
+
+function stageWalks(): Promise<{ versions: StageWalk[]; kinds: KindWalk[] }> {
   return once('stage-walk', async () => {
     const kind = sourceKind();
     await prepareKindTables(kind);
     // Both destination kinds, alternately: the pairs version × destination of the accepted bodies are VER-002 to VER-006's.
     const destinations = (['objectStore', 'relationalDatabase'] as const).filter((d) => profile().kinds?.[d]?.destinationSettings);
+    // The other kinds' sources first: their stages then end while the versions' are walked.
+    const kinds: Array<KindWalk & { body?: Record<string, unknown> }> = [];
+    for (const k of otherSourceKinds()) kinds.push(await prepareKind(k));
     const prepared: Prepared[] = [];
     for (const [i, v] of values('version').entries()) prepared.push(await prepare(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore'));
     const asked: Array<StageWalk | Asked> = [];
     for (const p of prepared) asked.push('body' in p ? await ask(p) : p);
+    for (const k of kinds) if (k.body) k.first = await api().post('/api/bulk/syncs', k.body);
     const out: StageWalk[] = [];
     for (const a of asked) out.push('body' in a ? await waitForEnd(a) : a);
-    return out;
+    for (const k of kinds) {
+      if (!k.body || !k.first) continue;
+      const { last, attempts } = await repeatWhileNotCached(k.body, undefined, k.first, 1, k.started, `the schema cache of a ${k.kind} source`);
+      Object.assign(k, { last, attempts });
+    }
+    return { versions: out, kinds: kinds.map(({ body: _body, ...k }) => k) };
   });
+}
+
+async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<KindWalk & { body?: Record<string, unknown> }> {
+  const started = Date.now();
+  try {
+    const { id } = await createConnection(kind);
+    const body = await bulkSyncBody(id, { version: apiVersion(), destination: 'objectStore', schemas: [] });
+    delete body.schemas;
+    return { kind, body, attempts: 1, started };
+  } catch (error) {
+    return { kind, error, attempts: 0, started };
+  }
 }
 
 interface Ready {
