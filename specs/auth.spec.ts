@@ -160,7 +160,9 @@ function wrongCredentials(): Array<[string, AuthMode]> {
   }
   // Near misses are nearly the secret: each is redacted from every output like the key itself.
   for (const [, auth] of out) {
-    const value = typeof auth === 'object' ? auth.authorization.split(' ').slice(1).join(' ') : '';
+    // The credential is the last word: with a word before the scheme ('Token Bearer <key>') the rest
+    // would be 'Bearer <key>', and redacting that whole would hide the scheme in every later exchange.
+    const value = typeof auth === 'object' ? (auth.authorization.split(' ').at(-1) ?? '') : '';
     if (value.length >= 8) redactor().add(value);
   }
   return out;

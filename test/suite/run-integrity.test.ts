@@ -164,7 +164,7 @@ describe('partial gates and known failures', () => {
 
   test('a baselined failure is expected-fail; a stale entry fails the run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-baseline-run-'));
-    writeFileSync(join(dir, 'known.json'), JSON.stringify({ entries: [{ id: 'EHS-007', reason: 'vendor ticket 42' }] }));
+    writeFileSync(join(dir, 'known.json'), JSON.stringify({ entries: [{ id: 'EHS-007', reason: 'vendor ticket 42' }, { id: 'ERR-005', reason: 'vendor ticket 42' }] }));
     const known = await runCli(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]);
     expect(known.code, known.stdout.slice(-2000)).toBe(0);
     expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');

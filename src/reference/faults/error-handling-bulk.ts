@@ -87,7 +87,15 @@ export const bulkErrorHandlingFaults: Fault[] = [
     apply: ({ app }) => {
       const reads = new Map<string, number>();
       app.addHook('onRequest', async (request) => {
-        if (request.method === 'PUT' && request.url.endsWith('/error-handling')) reads.clear();
+        // A PUT resets the count of its own sync only: a write to another sync is other activity, which the cache ignores.
+        const put = request.method === 'PUT' ? /^\/api\/bulk\/syncs\/([^/?]+)\/error-handling/.exec(request.url) : null;
+        if (put) {
+          try {
+            reads.delete(decodeURIComponent(put[1]!));
+          } catch {
+            // A malformed escape names no sync (ERR-005's ids): nothing to reset.
+          }
+        }
       });
       editSuccess(app, 'GET', ROUTES.bulkErrorHandling, (data, request) => {
         const { id } = request.params as { id: string };

@@ -196,7 +196,8 @@ export const errorHandlingFaults: Fault[] = [
   },
   {
     name: 'put-unknown-id-200',
-    breaks: ['EHS-007'],
+    // ERR-005 sends unknown ids of 1,000 and 10,000 characters to this PUT: answered 200 too.
+    breaks: ['EHS-007', 'ERR-005'],
     description: 'PUT /api/syncs/{id}/error-handling answers an unknown id 200 (defaults with the update applied) instead of 404.',
     apply: ({ store }) =>
       wrapStore(store, 'updateSyncErrorHandling', (original) => (id, patch) => original(id, patch) ?? { ...copySyncErrorHandling(DEFAULT_SYNC_ERROR_HANDLING), ...patch }),
