@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResourceKind } from '../profile/cleanup-spec.ts';
 
@@ -16,9 +16,15 @@ export interface CreatedResource {
   name?: string;
 }
 
+// The file is opened once and written through that descriptor: when the runner removes it (the
+// run ended or was interrupted) while the worker is still running, a later line goes to the
+// removed file, and the reports folder is left without it, whatever the scheduling.
+let log: { dir: string; fd: number } | undefined;
+
 export function appendCreated(dir: string, resource: CreatedResource): void {
   try {
-    appendFileSync(join(dir, CREATED_LOG_FILE), JSON.stringify(resource) + '\n');
+    if (log?.dir !== dir) log = { dir, fd: openSync(join(dir, CREATED_LOG_FILE), 'a') };
+    writeSync(log.fd, JSON.stringify(resource) + '\n');
   } catch {
     // The reports folder was checked writable; losing a line leaves that resource behind, named with the run's prefix.
   }
