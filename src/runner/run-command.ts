@@ -19,7 +19,8 @@ import { ciOutputs, OWNED_REPORTS, writeReports } from './write-reports.ts';
 import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
 import { onlyPattern, specFileCount } from './spec-files.ts';
-import { collectErrorAnswers, parseShard } from './shard.ts';
+import { parseShard } from './shard.ts';
+import { errorAnswersCollector } from '../report/error-answers-log.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
@@ -201,6 +202,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // From here every outcome is an event: the log writes results.ndjson as they happen, and the
     // console, like every report file, only renders them.
     const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
+    // Created before the first pass, removed at the end: the worker never creates it (src/report/error-answers-log.ts).
+    const errorAnswers = errorAnswersCollector(reportsDir, log);
     state.log = log;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
     const live = new LiveConsole(baseline, colors);
@@ -239,7 +242,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     const finish = (interrupted?: string): number => {
       heartbeat.stop();
       collectDeliveries(reportsDir, log, announced);
-      collectErrorAnswers(reportsDir, log);
+      errorAnswers.end();
       const { verdict } = foldEvents(log.events, loadRequirements()).run;
       log.emit({ type: 'run-end', durationMs: Date.now() - startedAt.getTime(), ...(interrupted ? { interrupted } : {}), verdict });
       log.close();
@@ -291,7 +294,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
         const areas = await runSuite(pass, pattern, collector, shard ? `${shard.index}/${shard.count}` : undefined);
         log.emit({ type: 'suite-files', areas });
         collectDeliveries(reportsDir, log, announced);
-        collectErrorAnswers(reportsDir, log);
+        errorAnswers.pass();
       }
       // Before the verdict: what the run created on the target goes (a failure is a note, not a
       // check's). Still under the signal handlers: ^C meanwhile finishes the run as any interruption.
@@ -304,6 +307,8 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     stopped = true;
     return finish();
   } finally {
+    // A run stopped by an exception never reached finish(): the worker's file goes all the same.
+    rmSync(join(reportsDir, ERROR_ANSWERS_FILE), { force: true });
     await reference?.close();
     await sourceDb?.finish(runId);
   }

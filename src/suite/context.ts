@@ -1,9 +1,8 @@
-import { appendFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { inject, TestRunner, type TestContext } from 'vitest';
 import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
 import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
-import { errorAnswer, ERROR_ANSWERS_FILE } from '../report/error-answers.ts';
+import { errorAnswer } from '../report/error-answers.ts';
+import { appendErrorAnswer } from '../report/error-answers-log.ts';
 import { Redactor } from '../report/redact.ts';
 import { checkSeed, type RunSettings } from '../runner/settings.ts';
 import { fillPlaceholders, namesSourceDb, type TemplateValue } from '../profile/template.ts';
@@ -94,17 +93,14 @@ export function api(): ApiClient {
 /**
  * Every error answer goes to a file the runner turns into events of the stream after the pass
  * (ERR-001/002/003 judge them all when the stream is folded). Appended one line at a time, so an
- * interrupted run keeps what it saw; the runner redacts each line as it emits it.
+ * interrupted run keeps what it saw; the runner redacts each line as it emits it
+ * (src/report/error-answers-log.ts).
  */
 function keepErrorAnswer(method: string, path: string, res: { status: number; headers: Record<string, string>; body: string; truncated?: boolean }): void {
   const test = TestRunner.getCurrentTest();
   const version = settings().versionPass?.version;
   const answer = errorAnswer({ method, path, ...res, check: test?.name, version });
-  try {
-    appendFileSync(join(settings().reportsDir, ERROR_ANSWERS_FILE), JSON.stringify(answer) + '\n');
-  } catch {
-    // The reports folder was checked writable; losing it costs the ERR evidence, not the run.
-  }
+  appendErrorAnswer(settings().reportsDir, answer);
 }
 
 /** fast-check parameters for one check: the seed depends only on the run seed and the ID. */
