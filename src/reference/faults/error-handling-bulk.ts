@@ -120,7 +120,8 @@ export const bulkErrorHandlingFaults: Fault[] = [
   },
   {
     name: 'bulk-error-handling-non-uuid-200',
-    breaks: ['EHB-002'],
+    // ERR-005's unknown ids of 1,000 and 10,000 characters are not shaped like a UUID: answered 200 too.
+    breaks: ['EHB-002', 'ERR-005'],
     description: 'GET /api/bulk/syncs/{id}/error-handling answers 404 only for unknown ids shaped like a UUID; any other unknown id gets 200 with data {}.',
     apply: ({ app, store }) =>
       beforeRoute(app, 'GET', ROUTES.bulkErrorHandling, (request, reply) => {

@@ -54,7 +54,8 @@ export const errorHandlingFaults: Fault[] = [
   },
   {
     name: 'bulk-error-handling-unknown-200',
-    breaks: ['EHB-002'],
+    // ERR-005 sends unknown ids of 1,000 and 10,000 characters to this GET: answered 200 too.
+    breaks: ['EHB-002', 'ERR-005'],
     description: 'GET /api/bulk/syncs/{id}/error-handling answers an unknown id 200 with the default settings instead of 404.',
     apply: ({ store }) =>
       wrapStore(store, 'bulkErrorHandling', (original) => (id) => original(id) ?? copyBulkErrorHandling(DEFAULT_BULK_ERROR_HANDLING)),
