@@ -1,12 +1,14 @@
 import { catalogueDigest } from '../report/certificate.ts';
-import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import pc from 'picocolors';
 import { RateLimiter } from '../client/rate-limiter.ts';
 import { EXIT, parseIntFlag, UnreachableError, UsageError } from '../cli-errors.ts';
 import { parseFlags } from '../cli-flags.ts';
-import { checkLine, colourEnabled, consoleSummary, heartbeatLine, plain, type Colors } from '../report/console.ts';
+import { colourEnabled, consoleSummary, heartbeatLine, LiveConsole, plain, type Colors } from '../report/console.ts';
 import { Heartbeat, heartbeatInterval } from '../runner/heartbeat.ts';
+import { resolveSettings, type Flags } from '../runner/config-resolve.ts';
+import { ensureWritable } from '../runner/reports-dir.ts';
 import { EventLog } from '../report/events.ts';
 import { foldEvents } from '../report/from-events.ts';
 import { Redactor } from '../report/redact.ts';
@@ -18,7 +20,7 @@ import { selectRequirements } from '../runner/selection.ts';
 import { ciOutputs, OWNED_REPORTS, writeReports } from '../runner/write-reports.ts';
 import { createSender } from './http.ts';
 import { preflight } from './preflight.ts';
-import { resolveReceiverSettings, RECEIVER_FLAGS, SECRET_VARIABLE, type ReceiverSettings } from './receiver-settings.ts';
+import { resolveReceiverSettings, RECEIVER_FLAGS, RECEIVER_SETTINGS, SECRET_VARIABLE, type ReceiverSettings } from './receiver-settings.ts';
 import { startReferenceIfNeeded } from './reference.ts';
 import { runReceiverChecks } from './run-checks.ts';
 
@@ -47,10 +49,17 @@ Without --url it starts the kit's reference receiver on a loopback port, with a 
   --max-rps N               request rate bound (default 20 against --url, none for the reference receiver)
   --max-duration D          time budget of the run: 1800, 90s, 30m, 1h (default 30m)
   --allow-incomplete        exit 0 instead of 4 for an INCOMPLETE verdict
+  --baseline FILE           known failures (fixtures/baseline.schema.json): listed failures are
+                            expected-fail; a listed check that passes, or an expired entry, fails the run
+  --config FILE             JSON file of these settings keyed by flag name; secrets as {"$env": NAME};
+                            relative paths in it are relative to its folder
   --fault NAME              reference receiver only: one rule broken
   --variant NAME            reference receiver only: a conforming-but-unusual variant
   -h, --help                this text
 
+settings: each flag is also a variable DSS_RECEIVER_ and its name in upper snake case
+(DSS_RECEIVER_URL, DSS_RECEIVER_NUM_RUNS; the secret's is DSSC_RECEIVER_SECRET) and a key of the
+--config file (or DSS_RECEIVER_CONFIG); a flag wins over its variable, the variable over the file.
 levels: a MUST failure fails the run; a SHOULD failure is a warning (exit 0) unless --strict, and a
 SHOULD requirement that could not be judged (no inspection endpoint) leaves the run CONFORMANT
 unless --strict, where it makes it INCOMPLETE.
@@ -69,10 +78,13 @@ export async function receiverCommand(argv: string[]): Promise<number> {
   // Known before the flags are checked: a line about a bad flag may quote the secret.
   const redactor = new Redactor([values.secret, process.env[SECRET_VARIABLE]]);
   try {
-    const settings = resolveReceiverSettings(values);
+    // Flags, then DSS_RECEIVER_* variables, then the --config file, as run reads its own.
+    const resolved = resolveSettings(RECEIVER_SETTINGS, values as Flags);
+    redactor.add(resolved.values.secret as string | undefined);
+    const settings = resolveReceiverSettings(resolved.values, process.env, resolved.sources);
     for (const secret of [settings.target?.secret, settings.secret, ...settings.urlSecrets]) redactor.add(secret);
     const reportsDir = resolve(settings.reports);
-    ensureWritable(reportsDir);
+    ensureWritable(reportsDir, resolved.sources.reports?.label ?? '--reports');
     for (const file of RECEIVER_REPORTS) rmSync(join(reportsDir, file), { force: true });
     return await judge(settings, reportsDir, redactor);
   } catch (error) {
@@ -95,8 +107,10 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
   const sender = createSender(maxRps ? new RateLimiter(maxRps) : undefined);
   const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
   const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
+  // The live lines apply the baseline as the fold will (a listed failure is expected-fail).
+  const live = new LiveConsole(s.baseline, colors);
   log.on((e) => {
-    if (e.type === 'check-result') process.stdout.write(checkLine(e.check, colors));
+    if (e.type === 'check-result') process.stdout.write(live.line(e.check));
     else if (e.type === 'heartbeat') process.stdout.write(heartbeatLine(e.waitingFor, e.elapsedMs, e.boundMs, colors));
   });
   // A slow receiver can keep a check waiting: past the interval, the console says what for.
@@ -108,7 +122,7 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
       target: shownTarget, embedded: reference !== undefined, faults: s.faults, profile: s.profileLabel,
       capabilities: { name: 'receiver', kinds: {}, unsupported: {}, receiver: { inspectUrl: target.inspectUrl !== undefined, maxAgeSeconds: target.maxAgeSeconds, responseTimeoutMs: target.responseTimeoutMs, strict: s.strict } },
       seed: s.seed, runId: s.runId, replay: s.replay.check, apiVersions: [],
-      ...(selected ? { selected } : {}), settings: s.publicSettings, half: 'receivers', strict: s.strict, catalogue: catalogueDigest(),
+      ...(selected ? { selected } : {}), ...(s.baseline ? { baseline: s.baseline } : {}), settings: s.publicSettings, half: 'receivers', strict: s.strict, catalogue: catalogueDigest(),
     });
     process.stdout.write(consoleSafe(redactor.text(`dss-conformance: receiver ${shownTarget}, seed ${s.seed}, run id ${s.runId}${target.inspectUrl ? '' : '; no inspection endpoint: RCV-007 and RCV-009 are not observable'}`)) + '\n');
     await preflight(sender, target);
@@ -139,7 +153,7 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
     }
-    return finish(log, reportsDir, redactor, colors, s, startedAt, stop);
+    return finish(log, reportsDir, redactor, live, s, startedAt, stop);
   } catch (error) {
     if (error instanceof UsageError || error instanceof UnreachableError) {
       // Exit 2 or 3 after the flags were read: the reports say why, not none (or an old green one).
@@ -157,29 +171,15 @@ async function judge(s: ReceiverSettings, reportsDir: string, redactor: Redactor
   }
 }
 
-function finish(log: EventLog, dir: string, redactor: Redactor, colors: Colors, s: ReceiverSettings, startedAt: number, interrupted: string | undefined): number {
+function finish(log: EventLog, dir: string, redactor: Redactor, live: LiveConsole, s: ReceiverSettings, startedAt: number, interrupted: string | undefined): number {
+  const colors = live.colors;
   const { verdict } = foldEvents(log.events, loadRequirements('receivers')).run;
   log.emit({ type: 'run-end', durationMs: Date.now() - startedAt, ...(interrupted ? { interrupted } : {}), verdict });
   const folded = writeReports(dir, log.events, redactor);
   const annotations = ciOutputs(folded, redactor);
   const written = RECEIVER_REPORTS.map((f) => join(dir, f));
-  process.stdout.write(annotations + consoleSafe(redactor.text(`reports: ${written.join(', ')}\nrerun: ${s.replay.run}`)) + '\n' + consoleSummary(folded.run, colors));
+  process.stdout.write(live.end(folded.run.checks) + annotations + consoleSafe(redactor.text(`reports: ${written.join(', ')}\nrerun: ${s.replay.run}`)) + '\n' + consoleSummary(folded.run, colors));
   const v = folded.run.verdict?.verdict;
   const code = v === 'CONFORMANT' ? EXIT.ok : v === 'INCOMPLETE' ? EXIT.incomplete : EXIT.checkFailed;
   return code === EXIT.incomplete && s.allowIncomplete ? EXIT.ok : code;
 }
-
-function ensureWritable(dir: string): void {
-  try {
-    const missing: string[] = [];
-    for (let d = dir; !existsSync(d); d = dirname(d)) missing.unshift(d);
-    for (const level of missing) mkdirSync(level);
-    accessSync(dir, constants.W_OK);
-    const probe = join(dir, `.dssc-write-probe-${process.pid}`);
-    writeFileSync(probe, '');
-    rmSync(probe);
-  } catch (error) {
-    throw new UsageError(`--reports ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-  }
-}
-

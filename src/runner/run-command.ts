@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { checkAdapterFile } from '../adapters/load.ts';
 import { adapterOptions, parseAdapterOptions } from '../adapters/options.ts';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EXIT, UnreachableError, UsageError, parseIntFlag } from '../cli-errors.ts';
 import { loadProfile, referenceProfilePath, type Profile } from '../profile/profile.ts';
 import { Redactor, userinfoSecrets } from '../report/redact.ts';
@@ -20,6 +20,7 @@ import { CollectReporter } from './collect-reporter.ts';
 import { preflight } from './preflight.ts';
 import { onlyPattern, specFileCount } from './spec-files.ts';
 import { parseShard } from './shard.ts';
+import { ensureWritable } from './reports-dir.ts';
 import { errorAnswersCollector } from '../report/error-answers-log.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
 import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
@@ -334,26 +335,6 @@ function writeAbortReports(dir: string, startedAt: Date, error: UsageError | Unr
     process.stdout.write(ciOutputs(folded, redactor));
   } catch {
     // The one-line error about to be printed matters more than a report that cannot be written.
-  }
-}
-
-/** Checked before the run: a report folder that cannot be written is a usage error, not a lost run. */
-function ensureWritable(dir: string, label: string): void {
-  try {
-    // One level at a time: Node's recursive mkdirSync never returns for some paths (under /proc).
-    const missing: string[] = [];
-    let existing = dir;
-    while (!existsSync(existing)) {
-      missing.unshift(existing);
-      existing = dirname(existing);
-    }
-    for (const level of missing) mkdirSync(level);
-    accessSync(dir, constants.W_OK);
-    const probe = join(dir, `.dssc-write-probe-${process.pid}`);
-    writeFileSync(probe, '');
-    rmSync(probe);
-  } catch (error) {
-    throw new UsageError(`${label} ${dir}: cannot write there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 

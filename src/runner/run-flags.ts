@@ -6,20 +6,26 @@ import { DEFAULT_API_VERSION, KNOWN_VERSIONS } from './settings.ts';
 /** list: repeatable and comma-separated; repeat: repeatable, each value whole (a DSS_* variable holds one per line). */
 export type FlagKind = 'string' | 'int' | 'boolean' | 'list' | 'repeat';
 
-export interface RunFlag {
+/** What reading a setting from a flag, a variable or a --config file needs to know of it (run's and receiver's). */
+export interface FlagSpec {
   /** The flag without '--'; also the --config key; the variable is DSS_ + it in upper snake case. */
   name: string;
   kind: FlagKind;
-  /** The value's placeholder in --help (strings and ints). */
-  value?: string;
-  /** Help text, wrapped by --help (a '\n' in it is just a space). */
-  help: string;
   /** int: the accepted range. */
   range?: readonly [number, number];
-  /** A secret: never printed; the replay line names its variable instead; a --config file gives it as {"$env": NAME}. */
+  /** A secret: never printed; a --config file gives it as {"$env": NAME}. */
   secret?: boolean;
   /** A file: relative paths in a --config file are relative to that file's folder. */
   path?: boolean;
+  /** Its variable, when not the command's prefix + the name (the receiver's secret keeps DSSC_RECEIVER_SECRET). */
+  variable?: string;
+}
+
+export interface RunFlag extends FlagSpec {
+  /** The value's placeholder in --help (strings and ints). */
+  value?: string;
+  /** Help text, wrapped by --help (a '\n' in it is just a space). The replay line names a secret's variable. */
+  help: string;
   /**
    * How the replay line repeats it: 'value' (when set, as resolved), 'never' (does not shape the
    * results: where reports go, the config file itself, help); selection flags are handled by the
@@ -65,8 +71,20 @@ export const RUN_FLAGS: readonly RunFlag[] = [
 
 export const flagByName = new Map(RUN_FLAGS.map((f) => [f.name, f]));
 
-/** DSS_BASE_URL for base-url. */
-export const envName = (name: string) => `DSS_${name.toUpperCase().replace(/-/g, '_')}`;
+/** DSS_BASE_URL for base-url (DSS_RECEIVER_URL for the receiver's url, with its prefix). */
+export const envName = (name: string, prefix = 'DSS_') => `${prefix}${name.toUpperCase().replace(/-/g, '_')}`;
+
+/** A command whose settings come from flags, DSS_* variables and a --config file. */
+export interface SettingsCommand {
+  command: string;
+  flags: readonly FlagSpec[];
+  /** Of its variables: run's are DSS_NUM_RUNS; receiver's DSS_RECEIVER_NUM_RUNS, apart from run's. */
+  prefix: string;
+  /** The JSON Schema a --config file is validated against; without one, each value's type by its kind. */
+  schemaPath?: string;
+}
+
+export const variableOf = (flag: FlagSpec, command: SettingsCommand) => flag.variable ?? envName(flag.name, command.prefix);
 
 /** The parseArgs options: every table entry, plus -h/--help. */
 export function parseOptions() {

@@ -55,6 +55,21 @@ describe.each(SECRETS)('the secret %j', (secret) => {
     expectNoSecret(fromProfile, secret);
   });
 
+  test('receiver: the secret from a --config file ({"$env": NAME}), with the url from DSS_RECEIVER_URL; one written in the file is refused unquoted', async () => {
+    const config = join(mkdtempSync(join(tmpdir(), 'dssc-rcv-config-')), 'receiver.json');
+    writeFileSync(config, JSON.stringify({ secret: { $env: 'HOOK_SECRET_FOR_CONFIG' }, 'inspect-url': echo.inspectUrl, seed: 7, 'num-runs': 2, 'max-rps': 1000 }));
+    const run = await runInProcess(['receiver', '--config', config, '--only', 'RCV-001,RCV-008'], { HOOK_SECRET_FOR_CONFIG: secret, DSS_RECEIVER_URL: echo.url });
+    expect(run.code, run.stderr).toBe(1);
+    // The replay line names the variable the file named, never the value.
+    expect(run.stdout).toContain(`--url ${echo.url} --secret "$HOOK_SECRET_FOR_CONFIG"`);
+    expectNoSecret(run, secret);
+    const written = join(mkdtempSync(join(tmpdir(), 'dssc-rcv-config-')), 'receiver.json');
+    writeFileSync(written, JSON.stringify({ url: echo.url, secret }));
+    const refused = await runInProcess(['receiver', '--config', written]);
+    expect(refused.code).toBe(2);
+    expectNoSecret(refused, secret);
+  });
+
   test('send: the answers it prints are redacted', async () => {
     const run = await runInProcess(['send', '--url', echo.url, '--secret', secret, '--records', '2']);
     expect(run.code).toBe(1);
