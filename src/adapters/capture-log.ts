@@ -8,7 +8,8 @@ import type { AdapterContext, AdapterResponse, CapturedExchange } from './types.
 // A run's capture log as the real service offers it: a request whose answer holds the entries, or
 // the URLs of log files (signed, expiring, on a storage origin of their own) that hold them. A file
 // on another origin than the target's is fetched with no credential of the kit at all: a signed URL
-// carries its own authorisation, and the API key must never reach a third party.
+// carries its own authorisation, and the API key must never reach a third party. A profile may
+// name the storage origins it trusts (readLog.origins): a URL elsewhere is then not fetched at all.
 
 /** Bytes of one log file that are read, and what it may inflate to: a bound, not an expectation. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
@@ -61,7 +62,7 @@ export function sameOrigin(url: URL, baseUrl: string): boolean {
  * target does; on any other origin it carries no credential. Redirects are not followed, so the
  * key never crosses to another origin either way.
  */
-export async function fetchLogFile(ctx: Pick<AdapterContext, 'baseUrl' | 'apiKey' | 'timeoutMs'>, raw: string): Promise<Buffer> {
+export async function fetchLogFile(ctx: Pick<AdapterContext, 'baseUrl' | 'apiKey' | 'timeoutMs'>, raw: string, origins?: readonly string[]): Promise<Buffer> {
   let url: URL;
   try {
     url = new URL(raw, ctx.baseUrl);
@@ -71,6 +72,10 @@ export async function fetchLogFile(ctx: Pick<AdapterContext, 'baseUrl' | 'apiKey
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`a log file URL is not http(s): ${url.protocol}`);
   // Named without its query: a signed URL's query is its credential.
   const where = `log file ${url.origin}${url.pathname}`;
+  // readLog.origins: the storage the profile trusts; the target's own origin is trusted already.
+  if (origins && !sameOrigin(url, ctx.baseUrl) && !origins.some((o) => new URL(o).origin === url.origin)) {
+    throw new LogFileError(`${where}: origin not in readLog.origins (${origins.join(', ')}), not fetched`);
+  }
   const headers: Record<string, string> = sameOrigin(url, ctx.baseUrl) ? { authorization: `Bearer ${ctx.apiKey}` } : {};
   // userinfo is not sent (a signed URL authorises by its query); undici would refuse it.
   const target = new URL(url.href);
@@ -111,7 +116,7 @@ export async function captureLogOf(
   ctx: Pick<AdapterContext, 'baseUrl' | 'apiKey' | 'timeoutMs'>,
   answer: AdapterResponse,
   spec: ReadLogSpec,
-  fetchFile: (url: string) => Promise<Buffer> = (url) => fetchLogFile(ctx, url),
+  fetchFile: (url: string) => Promise<Buffer> = (url) => fetchLogFile(ctx, url, spec.origins),
 ): Promise<CapturedExchange[]> {
   const entries: unknown[] = [];
   if (spec.entries !== undefined) {

@@ -52,6 +52,8 @@ export interface ReadLogSpec extends DeclarativeRequest {
   format?: 'json-lines' | 'json-array';
   /** Whether files are gzip-compressed; absent: told by their first bytes. */
   gzip?: boolean;
+  /** The origins (scheme://host[:port]) log files may be fetched from besides the target's own; absent: any. */
+  origins?: string[];
   /** Within one entry (defaults /request, /response/status, /response/error). */
   capture?: { request?: string; status?: string; error?: string };
 }

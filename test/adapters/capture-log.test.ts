@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { captureLogOf, entriesOfFile } from '../../src/adapters/capture-log.ts';
 import { declarativeAdapter } from '../../src/adapters/declarative.ts';
 import type { DeclarativeSpec } from '../../src/adapters/declarative-spec.ts';
 import { DEFAULT_POLL, type AdapterContext } from '../../src/adapters/types.ts';
-import { loadReferenceProfile } from '../../src/profile/profile.ts';
+import { loadProfile, loadReferenceProfile } from '../../src/profile/profile.ts';
+import { UsageError } from '../../src/cli-errors.ts';
+import { fixturesDir } from '../../src/paths.ts';
 import { SignedLogFiles } from '../../src/reference/log-files.ts';
 
 // The capture log as the real service offers it: a request whose answer names log files behind
@@ -33,6 +38,7 @@ function storage(ttlMs?: number): SignedLogFiles {
   return files;
 }
 
+const listen = (server: Server) => new Promise<Server>((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 const ctx = (baseUrl: string) => ({ baseUrl, apiKey: KEY, timeoutMs: 5_000 });
 const answer = (json: unknown) => ({ status: 200, json, headers: {} });
 
@@ -67,6 +73,44 @@ describe('log files', () => {
     const { url } = await files.publish(ENTRIES);
     await expect(captureLogOf(ctx(new URL(url).origin), answer({ data: { urls: url } }), { path: '/x', urls: '/data/urls' })).rejects.toThrow(/answered 400/);
     expect(files.credentialed).toBe(1);
+  });
+
+  test('readLog.origins: a listed origin is fetched; any other is not asked at all, and the one-line error names no query', async () => {
+    const files = storage();
+    const { url } = await files.publish(ENTRIES);
+    const listed = { path: '/x', urls: '/data/urls', origins: [new URL(url).origin.toUpperCase()] };
+    expect(await captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { urls: [url] } }), listed)).toEqual(EXPECTED);
+    let asked = 0;
+    const other = await listen(createServer((_req, res) => (asked++, res.end('{}'))));
+    const elsewhere = `http://127.0.0.1:${(other.address() as AddressInfo).port}/logs/1.jsonl?X-Signature=sig-0123456789`;
+    const refused = captureLogOf(ctx('http://127.0.0.1:1'), answer({ data: { urls: [url, elsewhere] } }), listed);
+    await expect(refused).rejects.toThrow(/^log file http:\/\/127\.0\.0\.1:\d+\/logs\/1\.jsonl: origin not in readLog\.origins \(HTTP:\/\/127\.0\.0\.1:\d+\), not fetched$/);
+    await refused.catch((e: Error) => expect(e.message).not.toContain('sig-0123456789'));
+    expect(asked).toBe(0);
+    other.close();
+    // The target's own origin needs no listing: the key goes there with every request anyway.
+    await expect(captureLogOf(ctx(new URL(url).origin), answer({ data: { urls: url } }), { ...listed, origins: ['https://storage.example'] })).rejects.toThrow(/answered 400/);
+    expect(files.credentialed).toBe(1);
+  });
+
+  test('readLog.origins in a profile: origins only (no path), else the profile is refused in one line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-origins-'));
+    const profile = JSON.parse(readFileSync(join(fixturesDir, 'profiles', 'real-shaped.json'), 'utf8')) as { adapter: { declarative: { readLog: Record<string, unknown> } } };
+    const withOrigins = (origins: unknown) => {
+      profile.adapter.declarative.readLog.origins = origins;
+      writeFileSync(join(dir, 'p.json'), JSON.stringify(profile));
+      return () => loadProfile(join(dir, 'p.json'));
+    };
+    expect(withOrigins(['https://logs.example-storage.com', 'http://127.0.0.1:9000'])().profile.adapter?.declarative?.readLog?.origins).toHaveLength(2);
+    for (const bad of [['https://logs.example-storage.com/bucket'], ['logs.example-storage.com'], [], 'https://logs.example-storage.com']) {
+      expect(withOrigins(bad), JSON.stringify(bad)).toThrow(UsageError);
+      try {
+        withOrigins(bad)();
+      } catch (e) {
+        expect((e as Error).message).toMatch(/readLog\/origins/);
+        expect((e as Error).message).not.toContain('\n');
+      }
+    }
   });
 
   test('an expired or altered URL is refused, and the error names no signature', async () => {
