@@ -1,4 +1,4 @@
-import { constants, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_ANSWERS_FILE, type ErrorAnswer } from './error-answers.ts';
 import type { EventLog } from './events.ts';
@@ -16,6 +16,12 @@ let writer: { dir: string; fd: number | undefined } | undefined;
 export function appendErrorAnswer(dir: string, answer: ErrorAnswer): void {
   if (writer?.dir !== dir) writer = { dir, fd: undefined };
   try {
+    // A descriptor of a removed file (its run ended) is dropped: a later run in the same folder
+    // has a file of its own, found again below.
+    if (writer.fd !== undefined && fstatSync(writer.fd).nlink === 0) {
+      closeSync(writer.fd);
+      writer.fd = undefined;
+    }
     // No O_CREAT: a file that is not there means the run has ended, and the line has no reader.
     writer.fd ??= openSync(join(dir, ERROR_ANSWERS_FILE), constants.O_WRONLY | constants.O_APPEND);
     writeSync(writer.fd, JSON.stringify(answer) + '\n');

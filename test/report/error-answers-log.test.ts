@@ -62,3 +62,14 @@ test('an interruption mid-line: the whole lines are collected, the cut one dropp
   expect(emitted.map((a) => a.path)).toEqual(['/whole']);
   expect(existsSync(join(dir, ERROR_ANSWERS_FILE))).toBe(false);
 });
+
+test('a later run in the same folder gets its answers: the descriptor of the ended run\'s file is not kept', () => {
+  const first = runner();
+  appendErrorAnswer(first.dir, answer('/first'));
+  first.collector.end();
+  const emitted: ErrorAnswer[] = [];
+  const second = errorAnswersCollector(first.dir, { emit: (e: NewEvent) => (e.type === 'error-answer' && emitted.push(e.answer), undefined as never) });
+  appendErrorAnswer(first.dir, answer('/second'));
+  second.end();
+  expect(emitted.map((a) => a.path)).toEqual(['/second']);
+});
