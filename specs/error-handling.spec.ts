@@ -39,7 +39,7 @@ async function modelBased(t: TestContext, id: string, commands: fc.Arbitrary<Upd
   const syncId = await need(t, 'a model sync', modelSyncId);
   try {
     const tally = await runModel(MODEL_SYNC, syncId, commands, modelParams(id), known);
-    if (tally.vacuous > 0 && tally.vacuous === tally.judged) await note(t, `${id}: no PUT answered any setting (data is optional), so no read could disagree with one`);
+    if (tally.vacuous > 0 && tally.vacuous === tally.judged) await note(t, `${id}: no PUT answered any setting, or no read did (data is optional), so no read could disagree with a PUT`);
   } catch (error) {
     const e = unwrapFastCheck(error);
     if (e instanceof NotObservable) t.skip(`not observable: ${e.message}`);

@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import { idFromLocation } from '../client/location-id.ts';
 import { join } from 'node:path';
 import { inject, TestRunner, type TestContext } from 'vitest';
 import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
@@ -187,24 +188,12 @@ export function idOf(res: ApiResponse): string {
   const found = atPointer(res.json, pointer);
   // The spec does not show the creation bodies; a body without the id may name the new resource the
   // way HTTP does, in Location (RFC 9110 §10.2.2): its last path segment is the id.
-  const id = typeof found === 'string' && found !== '' ? found : (idFromLocation(res) ?? found);
+  const id = typeof found === 'string' && found !== '' ? found : (idFromLocation(res.status, res.headers) ?? found);
   if (typeof id !== 'string' || id === '') {
     throw new Unmet(`no id at ${pointer} of the creation response (${res.status}${typeof id === 'number' ? ', a number' : ''})`);
   }
   learnId(id);
   return id;
-}
-
-/** The last path segment of a 2xx answer's Location, percent-decoded; undefined when there is none. */
-function idFromLocation(res: ApiResponse): string | undefined {
-  const location = res.headers.location;
-  if (res.status < 200 || res.status >= 300 || !location) return undefined;
-  try {
-    const segment = new URL(location, 'http://target.invalid/').pathname.split('/').filter(Boolean).at(-1);
-    return segment === undefined ? undefined : decodeURIComponent(segment);
-  } catch {
-    return undefined; // not a URL, or a malformed escape: no id there
-  }
 }
 
 export async function createConnection(kind: KindName, configuration?: Record<string, unknown>): Promise<{ id: string; res: ApiResponse }> {

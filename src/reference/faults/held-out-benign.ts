@@ -252,6 +252,29 @@ export const heldOutVariants: readonly Fault[] = [
       }),
   },
   {
+    name: 'connection-id-in-location',
+    breaks: [],
+    description: 'A connection creation answers 201 with Location: /api/connections/<id> and a body without the id (auth_url and a webhook\'s secret stay): "not shown beyond auth_url".',
+    apply: ({ app }) =>
+      app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+        if (reply.statusCode >= 300 || request.method !== 'POST' || request.routeOptions.url !== ROUTES.connections) return payload;
+        if (!isObject(payload) || !isObject(payload.data) || typeof payload.data.id !== 'string') return payload;
+        const { id, ...rest } = payload.data;
+        reply.code(201).header('location', `/api/connections/${encodeURIComponent(id)}`);
+        return { ...payload, data: rest };
+      }),
+  },
+  {
+    name: 'reads-never-data',
+    breaks: [],
+    description: 'The error-handling reads (the spec\'s GET of a bulk sync, the model-sync GET extension) always answer 200 {} without data ("data is optional"); the PUTs answer the settings.',
+    apply: ({ app }) =>
+      app.addHook('preSerialization', async (request, reply, payload: unknown) => {
+        if (request.method === 'GET' && reply.statusCode === 200 && onErrorHandling(request.routeOptions.url)) return {};
+        return payload;
+      }),
+  },
+  {
     name: 'delivery-empty-batch-first',
     breaks: [],
     description: 'A run opens with a delivery of no records (records: []) before its first batch, as a sender that announces the run does; its answer counts like any other.',
