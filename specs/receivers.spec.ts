@@ -71,6 +71,9 @@ check('RCV-001 a well-formed delivery is answered 200', async (t) => {
   );
 });
 
+/** The string with its character at `i` replaced by another one ('a', or 'b' where it was 'a'). */
+const changeAt = (s: string, i: number) => `${s.slice(0, i)}${s[i] === 'a' ? 'b' : 'a'}${s.slice(i + 1)}`;
+
 /** Swaps the case of every letter: the secret "in other case". */
 const swapCase = (s: string) => s.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
 
@@ -88,6 +91,10 @@ check('RCV-002 a delivery without the right bearer secret is not answered 2xx', 
     ['Basic with the secret', auth(`Basic ${secret}`)],
     ['Token with the secret', auth(`Token ${secret}`)],
     ['Bearer with no value', auth('Bearer')],
+    // Same length, one character changed: a comparison of a part only (a prefix, a suffix, a few characters) takes it.
+    ['the secret with its middle character changed', auth(`Bearer ${changeAt(secret, Math.floor(secret.length / 2))}`)],
+    // A character base64 decoding skips: a receiver comparing the decoded bytes of two base64 strings takes it.
+    ['the secret with a "." inserted in the middle', auth(`Bearer ${secret.slice(0, Math.floor(secret.length / 2))}.${secret.slice(Math.floor(secret.length / 2))}`)],
   ];
   if (swapCase(secret) !== secret) cases.splice(2, 0, ['the secret in other letter case', auth(`Bearer ${swapCase(secret)}`)]);
   if (secret.length <= 1) cases.splice(cases.findIndex(([l]) => l.includes('less its last')), 1);
@@ -130,6 +137,8 @@ function malformed(t: CheckContext): Case[] {
   return [
     raw('a body that is not gzip (plain JSON)', Buffer.from(good.text)),
     raw('truncated gzip', good.body.subarray(0, Math.floor(good.body.length / 2))),
+    // Every byte of the JSON is there, the CRC and length are not: an inflater that flushes what it has takes it.
+    raw('gzip without its 8-byte trailer', good.body.subarray(0, good.body.length - 8)),
     raw('an empty body', Buffer.alloc(0)),
     json('gzip of text that is not JSON', 'this is not JSON {'),
     json('a JSON array', '[]'),
@@ -137,6 +146,10 @@ function malformed(t: CheckContext): Case[] {
     json('object null', JSON.stringify({ event: 'sync.records', object: null })),
     json('records not a list', JSON.stringify({ event: 'sync.records', object: { ...object, records: { hash: 'x', fields: {} } } })),
     json('a record that is not an object', JSON.stringify({ event: 'sync.records', object: { ...object, records: ['not a record'] } })),
+    // The hash is what a receiver keys a record on (it 'can be used to deduplicate'); a record without fields is
+    // not sent: a receiver that only counts or forwards records has no need to look at them.
+    json('a record without hash', JSON.stringify({ event: 'sync.records', object: { ...object, records: [{ fields: { a: 1 } }] } })),
+    json('a record whose hash is not a string', JSON.stringify({ event: 'sync.records', object: { ...object, records: [{ hash: 12345, fields: { a: 1 } }] } })),
   ];
 }
 
@@ -151,6 +164,9 @@ function unknownEvents(t: CheckContext): Case[] {
     ['event sync.deleted', t.delivery({ event: 'sync.deleted', records: t.records(1) })],
     ['event sync.records.v2', t.delivery({ event: 'sync.records.v2', records: t.records(1) })],
     ['event sync.record', t.delivery({ event: 'sync.record', records: t.records(1) })],
+    // JSON strings are compared exactly: the spec's one event type is spelled sync.records.
+    ['event SYNC.RECORDS', t.delivery({ event: 'SYNC.RECORDS', records: t.records(1) })],
+    ['event Sync.Records', t.delivery({ event: 'Sync.Records', records: t.records(1) })],
     ['no event member', t.delivery({ event: null, records: t.records(1) })],
   ];
 }

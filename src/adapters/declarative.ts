@@ -1,3 +1,4 @@
+import { idFromLocation } from '../client/location-id.ts';
 import { atPointer } from '../profile/profile.ts';
 import type { DeclarativeRequest, DeclarativeSpec, Method } from './declarative-spec.ts';
 import { pollRun, startRunWaitingOutConflict, successOf } from './run-polling.ts';
@@ -11,10 +12,11 @@ import { Redactor } from '../report/redact.ts';
 // like the real service needs no code; the built-in adapter is this one with the reference
 // profile's section. Templates were checked when the profile was loaded (declarative-spec.ts).
 
-/** An id as the target gives it: a non-empty string, or a number (kept as its text). */
-function idAt(json: unknown, pointer: string, what: string): string {
+/** An id as the target gives it: a non-empty string, or a number (kept as its text); else the one Location names, if given. */
+function idAt(json: unknown, pointer: string, what: string, located?: string): string {
   const value = atPointer(json, pointer);
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if ((typeof value !== 'string' || value === '') && located !== undefined) return located;
   if (typeof value !== 'string' || value === '') throw new Error(`${what}: the answer has no ${pointer} (a non-empty string)`);
   return value;
 }
@@ -76,7 +78,7 @@ export function declarativeAdapter(ctx: AdapterContext, spec: DeclarativeSpec, l
   const create = (op: DeclarativeRequest & { id: string }, vars: Variables, what: string) =>
     guarded(async () => {
       const answer = successOf(await send(op, 'POST', vars, what), what);
-      return { json: answer.json, id: idAt(answer.json, op.id, what) };
+      return { json: answer.json, id: idAt(answer.json, op.id, what, idFromLocation(answer.status, answer.headers)) };
     });
 
   return {

@@ -121,6 +121,15 @@ export const receiverBenignVariants: readonly ReceiverDeviation[] = [
     }),
   },
   {
+    name: 'processes-after-answering',
+    breaks: [],
+    description: `Answers first and processes each delivery ${WITHIN_BOUND_MS} ms later (a queue behind the endpoint), in the order received.`,
+    apply: (steps) => wrap(steps, 'process', (process) => (delivery, log, incoming) => {
+      setTimeout(() => process(delivery, log, incoming), WITHIN_BOUND_MS).unref();
+      return delivery.object.records.length;
+    }),
+  },
+  {
     name: 'dedups-by-fields',
     breaks: [],
     description: 'Deduplicates by the content of the fields (its own digest of them), not by the hash the delivery carries.',

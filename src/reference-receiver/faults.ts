@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { constants as zlibConstants, gunzipSync } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { wrap, type ReceiverDeviation } from './catalogue.ts';
 import { BadInput, gunzip, looksGzipped, type DeliveryRecord } from './steps.ts';
@@ -97,6 +98,16 @@ export const receiverFaults: readonly ReceiverDeviation[] = [
     description: 'Takes the credential after any scheme (Basic, Token, …): only the last word of Authorization is compared.',
     apply: (steps) => wrap(steps, 'authorize', (authorize) => (authorization, secret) => authorize(`Bearer ${authorization?.trim().split(' ').at(-1) ?? ''}`, secret)),
   },
+  {
+    name: 'compares-decoded-secret',
+    breaks: ['RCV-002'],
+    description: 'Compares the base64-decoded bytes of the bearer value and of the secret (constant time, equal lengths): decoding skips characters outside the alphabet, so the secret with a "." inserted is taken.',
+    apply: (steps) => wrap(steps, 'authorize', () => (authorization, secret) => {
+      const given = Buffer.from(bearerValue(authorization) ?? '', 'base64');
+      const stored = Buffer.from(secret, 'base64');
+      return given.length > 0 && given.length === stored.length && timingSafeEqual(given, stored);
+    }),
+  },
   // RCV-003 and RCV-004: the timestamp's age.
   {
     name: 'ignores-timestamp',
@@ -159,6 +170,30 @@ export const receiverFaults: readonly ReceiverDeviation[] = [
       return typeof v.object === 'object' && v.object !== null && Array.isArray(v.object.records) ? shape(value) : { event: 'sync.records', object: { records: [] } };
     }),
   },
+  {
+    name: 'inflates-without-trailer',
+    breaks: ['RCV-005'],
+    description: 'Inflates with a sync flush (as a streaming reader that stops at the end of the input does): gzip cut before its CRC and length trailer is taken.',
+    apply: (steps) => wrap(steps, 'decode', (decode) => (incoming) => {
+      if (!looksGzipped(incoming.body)) return decode(incoming);
+      try {
+        return gunzipSync(incoming.body, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+      } catch (error) {
+        throw new BadInput(`not gzip (${(error as Error).message})`);
+      }
+    }),
+  },
+  {
+    name: 'records-without-hash-taken',
+    breaks: ['RCV-005'],
+    description: 'Checks only that each record is an object: a record without hash, or with a number as its hash, is taken.',
+    apply: (steps) => wrap(steps, 'shape', (shape) => (value) => {
+      const v = value as { object?: { records?: unknown } };
+      const records = Array.isArray(v.object?.records) ? v.object.records : undefined;
+      if (!records?.every((r) => typeof r === 'object' && r !== null && !Array.isArray(r))) return shape(value);
+      return shape({ ...v, object: { ...v.object, records: records.map((r: Record<string, unknown>) => ({ fields: {}, ...r, hash: String(r.hash) })) } });
+    }),
+  },
   // RCV-006: malformed input or an unknown event answered 5xx.
   {
     name: '500-on-bad-input',
@@ -180,8 +215,8 @@ export const receiverFaults: readonly ReceiverDeviation[] = [
   },
   {
     name: 'crashes-on-bad-shape',
-    breaks: ['RCV-006'],
-    description: 'Trusts the body\'s shape: a body without object.records (or with records not a list) crashes it (500).',
+    breaks: ['RCV-005', 'RCV-006'],
+    description: 'Trusts the body\'s shape: a body without object.records (or with records not a list) crashes it (500), and a record without a string hash is taken.',
     apply: (steps) => wrap(steps, 'shape', () => (value) => {
       const delivery = value as { object: { records: DeliveryRecord[] } };
       for (const record of delivery.object.records) Object.keys(record.fields);
@@ -200,6 +235,12 @@ export const receiverFaults: readonly ReceiverDeviation[] = [
     breaks: ['RCV-007'],
     description: 'Processes the records of any event type.',
     apply: (steps) => wrap(steps, 'knows', () => () => true),
+  },
+  {
+    name: 'event-case-insensitive',
+    breaks: ['RCV-007'],
+    description: 'Takes the event type in any letter case: SYNC.RECORDS and Sync.Records are processed as sync.records.',
+    apply: (steps) => wrap(steps, 'knows', (knows) => (event) => knows(event.toLowerCase())),
   },
   {
     name: 'processes-then-refuses-unknown',

@@ -16,6 +16,7 @@ import { runFaults, runVariants } from './faults/benign-runs.ts';
 import { dimensionVariants } from './faults/benign-dimensions.ts';
 import { limitVariants } from './faults/benign-limits.ts';
 import { answerVariants } from './faults/benign-answers.ts';
+import { heldOutVariants } from './faults/held-out-benign.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -47,7 +48,7 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants, ...heldOutVariants];
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));

@@ -1,3 +1,4 @@
+import { idFromLocation } from '../client/location-id.ts';
 import { inject, TestRunner, type TestContext } from 'vitest';
 import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
 import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
@@ -180,7 +181,10 @@ export function connectionBody(kind: KindName, configuration?: Record<string, un
 
 export function idOf(res: ApiResponse): string {
   const pointer = profile().pointers?.id ?? '/data/id';
-  const id = atPointer(res.json, pointer);
+  const found = atPointer(res.json, pointer);
+  // The spec does not show the creation bodies; a body without the id may name the new resource the
+  // way HTTP does, in Location (RFC 9110 §10.2.2): its last path segment is the id.
+  const id = typeof found === 'string' && found !== '' ? found : (idFromLocation(res.status, res.headers) ?? found);
   if (typeof id !== 'string' || id === '') {
     throw new Unmet(`no id at ${pointer} of the creation response (${res.status}${typeof id === 'number' ? ', a number' : ''})`);
   }

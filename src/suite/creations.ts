@@ -1,4 +1,5 @@
 import type { Exchange } from '../client/http-client.ts';
+import { idFromLocation } from '../client/location-id.ts';
 import { loadReferenceProfile, atPointer, type Profile } from '../profile/profile.ts';
 import type { ResourceKind } from '../profile/cleanup-spec.ts';
 import { appendCreated } from '../report/created-log.ts';
@@ -56,12 +57,13 @@ export function noteCreation(exchange: Exchange, creations: readonly Creation[],
   const matching = creations.filter((c) => c.path.test(path));
   if (matching.length === 0) return;
   const answer = json(response.body);
+  const name = (json(request.body) as { name?: unknown } | undefined)?.name;
+  const note = (kind: Creation['kind'], id: string) => appendCreated(dir, { kind, id, ...(typeof name === 'string' ? { name } : {}) });
   for (const c of matching) {
     const id = atPointer(answer, c.id);
-    if ((typeof id === 'string' && id !== '') || typeof id === 'number') {
-      const name = (json(request.body) as { name?: unknown } | undefined)?.name;
-      appendCreated(dir, { kind: c.kind, id: String(id), ...(typeof name === 'string' ? { name } : {}) });
-      return;
-    }
+    if ((typeof id === 'string' && id !== '') || typeof id === 'number') return note(c.kind, String(id));
   }
+  // No id in the body: the new resource may be named in Location, as the kit's creations read it (idFromLocation).
+  const located = idFromLocation(response.status, response.headers);
+  if (located !== undefined) note(matching[0]!.kind, located);
 }

