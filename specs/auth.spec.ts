@@ -60,10 +60,17 @@ async function listing403(): Promise<Probe[]> {
   const sync = await modelSyncId().catch(() => undefined);
   const bulkId = bulk ?? unknownId('bulk');
   const syncId = sync ?? unknownId('sync');
-  return [
+  const probes: Probe[] = [
     { what: `GET /api/bulk/syncs/{${bulk ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulkId)}/error-handling`, { auth }) },
     { what: `PUT /api/syncs/{${sync ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {}, { auth }) },
+    // Authentication 3 speaks of every request with a missing or insufficient credential, not of
+    // well-formed ones only: a target that looks the id up, or validates the body, before the
+    // credential answers these 404 or 400 instead, and tells a caller without a key what exists.
+    { what: 'PUT /api/syncs/{id}/error-handling with a body of the wrong shape', send: (auth) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, { subscribers: 'dssc@example.com' }, { auth }) },
   ];
+  if (bulk) probes.push({ what: 'GET /api/bulk/syncs/{unknown id}/error-handling', send: (auth) => api().get(`/api/bulk/syncs/${encodeURIComponent(unknownId('bulk'))}/error-handling`, { auth }) });
+  if (sync) probes.push({ what: 'PUT /api/syncs/{unknown id}/error-handling', send: (auth) => api().put(`/api/syncs/${encodeURIComponent(unknownId('sync'))}/error-handling`, {}, { auth }) });
+  return probes;
 }
 
 /**
@@ -99,6 +106,8 @@ check('AUTH-003 no Authorization header is answered 403 where the spec lists 403
 });
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
+/** `s` with the character at `i` replaced by another letter or digit, never by itself. */
+const changedAt = (s: string, i: number) => s.slice(0, i) + (s[i] === 'x' ? 'y' : 'x') + s.slice(i + 1);
 const swapCase = (s: string) => [...s].map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase())).join('');
 
 /**
@@ -133,6 +142,10 @@ function wrongCredentials(): Array<[string, AuthMode]> {
     ['a malformed header', { authorization: 'Bearer' }],
     ['the API key with one character more', { authorization: `Bearer ${key}x` }],
     ['the API key without its last character', { authorization: `Bearer ${key.slice(0, -1)}` }],
+    // Of the key's own length: a comparison of a prefix (a key looked up by its first characters)
+    // or of a suffix takes one of these, and no key shorter or longer shows it.
+    ['the API key with its last character changed', { authorization: `Bearer ${changedAt(key, key.length - 1)}` }],
+    ['the API key with its first character changed', { authorization: `Bearer ${changedAt(key, 0)}` }],
     ['the API key followed by another token', { authorization: `Bearer ${key} x` }],
     ['the API key under an unknown scheme', { authorization: `Token ${key}` }],
     // A word before the scheme: a header read by its last two words takes it.
@@ -152,6 +165,7 @@ function wrongCredentials(): Array<[string, AuthMode]> {
       ['the organization key in Basic without the colon', { authorization: `Basic ${b64(org)}` }],
       ['the organization key with one character more in Basic', { authorization: composed(`${org}x`) }],
       ['the organization key without its last character in Basic', { authorization: composed(org.slice(0, -1)) }],
+      ['the organization key with its last character changed in Basic', { authorization: composed(changedAt(org, org.length - 1)) }],
       // The right Basic credential, but not under the Basic scheme: any other scheme word read as Basic takes it.
       ['the Basic-composed organization key under an unknown scheme', { authorization: composed(org).replace(/^Basic/, 'Token') }],
       ['a word before the organization key\'s Basic credential', { authorization: `X ${composed(org)}` }],

@@ -10,6 +10,7 @@ import { check, note } from '../src/suite/check.ts';
 import { values } from '../src/generators/input-space.ts';
 import { operationCases } from '../src/generators/all-pairs.ts';
 import { classedName } from '../src/suite/webhook-names.ts';
+import { unknownIds } from '../src/suite/unknown-ids.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { ABSENT, otherSourceKinds, sourceKindWalk, stageEnded, stageWalk, versionLabel, type StageWalk } from '../src/suite/schema-stage.ts';
 import type { TestContext } from 'vitest';
@@ -221,7 +222,16 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
   }
   // The whole body of another JSON type: every required field is then missing.
   const whole = [null, [], 'replicate'].map((value) => ({ name: `the whole body ${JSON.stringify(value)}`, value }));
-  await expectEveryCase('BULK-005', [...cases, ...more, ...whole], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
+  // A connection id that names no connection gives the required connection no more than an empty
+  // one does; in every shape of an unknown id, the target's own shape included, since a lookup
+  // takes another path for an id that parses as its own (a UUID column) than for one that does not.
+  const unknown = ['source_connection_id', 'destination_connection_id'].flatMap((field) =>
+    unknownIds(`bulk-${field}`, String(valid[field])).map((u) => {
+      walked('POST /api/bulk/syncs', { 'bulk-sync-field': field, 'unknown-id': u.shape });
+      return { name: `${field} an unknown id (${u.shape})`, value: { ...valid, [field]: u.id } };
+    }),
+  );
+  await expectEveryCase('BULK-005', [...cases, ...more, ...whole, ...unknown], (c) => api().post('/api/bulk/syncs', c.value), is4xx, 'with a 4xx');
   const broken = brokenArbitrary('bulk-sync-request-2023-04-25.schema.json', fc.constant(valid)).filter((b) => required.some((k) => b.broken.startsWith(k) || b.broken.endsWith(`${k} missing`)));
   await fc.assert(
     fc.asyncProperty(broken, async ({ value, broken: why }) => {

@@ -234,13 +234,27 @@ for (const kind of ['crm', 'marketing'] as const) {
   });
 }
 
-// A type no kind has: shape-valid (a lowercase string; the full list of types is not shown), so
-// the target may take it or refuse it, but POST /api/connections lists 400 alone and 500 is not
-// listed. Sent with each kind's configuration from the profile: a target may look the kind up
-// before or after reading the configuration.
+// A type no kind has: a lowercase string the target has no kind for (the full list of types is
+// not shown), or a kind's own identifier spelled otherwise (capitals, surrounding space), which the
+// spec's "lowercase identifier" does not name either. The target may take it (a lenient lookup) or
+// refuse it, but POST /api/connections lists 400 alone and 500 is not listed. Sent with each kind's
+// configuration from the profile: a target may look the kind up before or after reading it.
+const UNKNOWN_TYPES = [
+  { value: '<unknown-lowercase>', type: () => 'dssc-no-such-kind', label: 'type "dssc-no-such-kind"' },
+  { value: '<kind-other-case>', type: (own: string) => own.charAt(0).toUpperCase() + own.slice(1), label: 'its own type capitalised' },
+  { value: '<kind-other-case>', type: (own: string) => own.toUpperCase(), label: 'its own type in capitals' },
+  { value: '<kind-padded>', type: (own: string) => ` ${own} `, label: 'its own type between spaces' },
+] as const;
+
 check('CONN-008 a connection request whose type names no kind is answered 2xx or 4xx, never 5xx', async (t) => {
   const kinds = SPEC_KINDS.filter((k) => profile().kinds?.[k]?.configuration);
   if (kinds.length === 0) t.skip('the profile gives no configuration for any kind');
-  const cases = kinds.map((kind) => ({ name: `type "dssc-no-such-kind" with the ${kind} configuration`, value: { ...connectionBody(kind), type: 'dssc-no-such-kind' } }));
+  const cases = kinds.flatMap((kind) => {
+    const body = connectionBody(kind);
+    const own = String(body.type);
+    return UNKNOWN_TYPES.map((u) => ({ name: `${u.label} with the ${kind} configuration`, value: { ...body, type: u.type(own) }, walkedValue: u.value }))
+      .filter((c) => c.value.type !== own);
+  });
+  for (const c of cases) walked('POST /api/connections', { 'unknown-type': c.walkedValue });
   await expectEveryCase('CONN-008', cases, (c) => api().post('/api/connections', c.value), (s) => is2xx(s) || (s >= 400 && s < 500), '2xx or 4xx');
 });

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
+import { api, apiVersion, fcParams, idOf, need, profile, unknownId } from '../src/suite/context.ts';
 import { dataOf, expectEveryCase, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
 import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '../src/generators/coverage.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
-import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
 import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
 import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
@@ -16,14 +16,28 @@ import {
 } from '../src/suite/error-handling-model.ts';
 import { observe, unreported } from '../src/suite/error-handling-observe.ts';
 import { check, note } from '../src/suite/check.ts';
+import { walked } from '../src/suite/input-space-record.ts';
 
 // Spec › GET /api/bulk/syncs/{id}/error-handling; PUT /api/syncs/{id}/error-handling, Rules 1–3.
 
 check('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyncErrorHandling }', async (t) => {
   const id = await need(t, 'a bulk sync to read', bulkSyncId);
-  const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`);
-  expectStatus(res, 200, 'GET /api/bulk/syncs/{id}/error-handling');
-  expectSchema(res.json, 'bulk-sync-error-handling.schema.json#/$defs/response', 'the body', res);
+  // The run's bulk sync, and one into each other destination kind the profile gives settings for:
+  // the settings of a sync are read by its id, and a lookup that goes through its destination's
+  // kind (a table per kind) answers for one kind only.
+  const reads: Array<{ what: string; id: string }> = [{ what: 'the run\'s bulk sync', id }];
+  const source = profile().bulkSync?.existingId ? undefined : await cachedSourceId().catch(() => undefined);
+  for (const kind of ['relationalDatabase', 'objectStore'] as const) {
+    if (!source || !profile().kinds?.[kind]?.destinationSettings) continue;
+    const res = await api().post('/api/bulk/syncs', await bulkSyncBody(source, { version: apiVersion(), destination: kind, schemas: [] }));
+    if (res.status >= 200 && res.status < 300) reads.push({ what: `a bulk sync into a ${kind} destination`, id: idOf(res) });
+    walked('GET /api/bulk/syncs/{id}/error-handling', { 'destination-kind': kind });
+  }
+  for (const read of reads) {
+    const res = await api().get(`/api/bulk/syncs/${encodeURIComponent(read.id)}/error-handling`);
+    expectStatus(res, 200, `GET /api/bulk/syncs/{id}/error-handling of ${read.what}`);
+    expectSchema(res.json, 'bulk-sync-error-handling.schema.json#/$defs/response', `the body for ${read.what}`, res);
+  }
 });
 
 check('EHB-002 reading the error handling of an unknown bulk sync answers 404', async () => {
@@ -195,6 +209,13 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
   );
 });
 
+/** Where negativeCases puts a wrong item of subscribers (its case names show it): alone, between valid addresses, after them. */
+const ITEM_POSITIONS = [
+  { value: 'alone', test: /^subscribers = \[[^,]*\]$/ },
+  { value: 'middle', test: /^subscribers = \[".*", .*, ".*"\]$/ },
+  { value: 'last', test: /^subscribers = \["[^"]*", [^,]*\]$/ },
+];
+
 check('EHS-006 a PUT body with a field of the wrong type, or not an object, is answered 400', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
   const path = `/api/syncs/${encodeURIComponent(syncId)}/error-handling`;
@@ -204,6 +225,7 @@ check('EHS-006 a PUT body with a field of the wrong type, or not an object, is a
     ...negativeCases('sync-error-handling-update.schema.json', {}).map((c) => ({ name: c.name, body: JSON.stringify(c.value) })),
     ...NOT_OBJECTS.map((raw) => ({ name: `body ${raw}`, body: raw })),
   ];
+  for (const position of ITEM_POSITIONS) if (cases.some((c) => position.test.test(c.name))) walked('PUT /api/syncs/{id}/error-handling', { 'item-position': position.value });
   await expectEveryCase('EHS-006', cases, (c) => api().send({ method: 'PUT', path, rawBody: c.body }), (s) => s === 400, '400');
   await fc.assert(
     fc.asyncProperty(brokenArbitrary('sync-error-handling-update.schema.json'), async ({ value, broken }) => {

@@ -58,13 +58,19 @@ for (const version of ['2025-09-18', '2024-02-08', '2023-04-25'] as const) for (
   });
 }
 
+const HEADER_SPELLINGS = ['lowercase', 'spec'] as const;
+
 for (const destination of DESTINATIONS) {
   check(`VER-003 (2022-12-12, ${destination}) a bulk sync with dest_configuration is accepted`, async (t) => {
     const source = await need(t, 'a source with cached schemas', cachedSourceId);
-    const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: '2022-12-12', destination, spelling: 'dest_configuration' }));
-    const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12' });
-    expectStatus(res, is2xx, `POST /api/bulk/syncs under 2022-12-12 with dest_configuration for a ${destination} destination`);
-    walked('POST /api/bulk/syncs', { version: '2022-12-12', kind: destination });
+    // Header names in lower case and as the spec writes them (X-Service-Version): a target that
+    // reads the version from one spelling only serves the other as if the header were absent.
+    for (const headerSpelling of HEADER_SPELLINGS) {
+      const body = await need(t, `a ${destination} destination`, () => bulkSyncBody(source, { version: '2022-12-12', destination, spelling: 'dest_configuration' }));
+      const res = await api().post('/api/bulk/syncs', body, { version: '2022-12-12', headerSpelling });
+      expectStatus(res, is2xx, `POST /api/bulk/syncs under 2022-12-12 (header names ${headerSpelling === 'spec' ? 'as the spec writes them' : 'in lower case'}) with dest_configuration for a ${destination} destination`);
+      walked('POST /api/bulk/syncs', { version: '2022-12-12', kind: destination, 'header-spelling': headerSpelling });
+    }
   });
 }
 

@@ -40,7 +40,17 @@ export interface ApiRequest {
   /** null omits the X-Service-Version header. */
   version?: string | null;
   auth?: AuthMode;
+  /**
+   * How the header names are written on the wire: in lower case (the default), or as the spec
+   * writes them (X-Service-Version, Authorization, Content-Type, Accept). Field names are
+   * case-insensitive (RFC 9110 §5.1); a target that reads one spelling only shows on the other.
+   * The exchange log keeps the lower-case names either way.
+   */
+  headerSpelling?: 'lowercase' | 'spec';
 }
+
+/** The spec's spelling of the header names the client sends. */
+const SPEC_SPELLING: Readonly<Record<string, string>> = { accept: 'Accept', 'x-service-version': 'X-Service-Version', authorization: 'Authorization', 'content-type': 'Content-Type' };
 
 export interface Exchange {
   request: { method: string; url: string; headers: Record<string, string>; body?: string };
@@ -195,7 +205,7 @@ export class ApiClient {
       try {
         const res = await request(url, {
           method: req.method,
-          headers,
+          headers: req.headerSpelling === 'spec' ? Object.fromEntries(Object.entries(headers).map(([name, value]) => [SPEC_SPELLING[name] ?? name, value])) : headers,
           body,
           dispatcher: start ? onSend(agent(), start.sent) : agent(),
           headersTimeout: timeoutMs,

@@ -47,9 +47,15 @@ function objectSchema(ref: string): { properties: Record<string, JsonSchema>; re
   return { properties, required: (schema.required as string[]) ?? [], root };
 }
 
+/** A valid item of a list of strings (an address where the schema says email), to surround a wrong one with. */
+function validItem(items: JsonSchema): string | undefined {
+  if (items.type !== 'string') return undefined;
+  return items.format === 'email' ? 'dssc-item@example.com' : 'dssc-item';
+}
+
 /**
  * Every required property missing; every property given every near miss its type does not allow;
- * every list item given each wrong type. `base` is a valid body the cases depart from by one step.
+ * every list item given each wrong type, alone and after valid items. `base` is a valid body the cases depart from by one step.
  */
 export function negativeCases(ref: string, base: Record<string, unknown>, only?: (property: string) => boolean): CoverageCase[] {
   const { properties, required } = objectSchema(ref);
@@ -69,8 +75,15 @@ export function negativeCases(ref: string, base: Record<string, unknown>, only?:
     const items = schema.items as JsonSchema | undefined;
     const itemTypes = types.includes('array') && items ? allowed(items) : undefined;
     if (itemTypes) {
+      // Alone, and after valid items (in the middle, and last): a check of the first item only,
+      // or of all but the last, passes a wrong item anywhere else.
+      const ok = validItem(items!);
       for (const wrong of NEAR_MISSES) {
-        if (!typeAllows(itemTypes, wrong)) out.push({ name: `${key} = [${show(wrong)}]`, value: { ...base, [key]: [wrong] } });
+        if (typeAllows(itemTypes, wrong)) continue;
+        out.push({ name: `${key} = [${show(wrong)}]`, value: { ...base, [key]: [wrong] } });
+        if (ok === undefined) continue;
+        out.push({ name: `${key} = [${show(ok)}, ${show(wrong)}, ${show(ok)}]`, value: { ...base, [key]: [ok, wrong, ok] } });
+        out.push({ name: `${key} = [${show(ok)}, ${show(wrong)}]`, value: { ...base, [key]: [ok, wrong] } });
       }
     }
   }

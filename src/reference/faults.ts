@@ -10,6 +10,7 @@ import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
+import { heldOutApiKept } from './faults/held-out-api.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
 import { runFaults, runVariants } from './faults/benign-runs.ts';
@@ -36,6 +37,7 @@ export const FAULTS: readonly Fault[] = [
   ...deliveryDataFaults,
   ...errorBodyFaults,
   ...runFaults,
+  ...heldOutApiKept,
 ];
 
 export function faultNames(): string[] {

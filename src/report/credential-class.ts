@@ -14,6 +14,7 @@ function nearMiss(sent: string, key: string): string | undefined {
   if (sent.length === key.length + 1 && sent.startsWith(key)) return 'key with one character more';
   if (sent === key.slice(0, -1)) return 'key with one character less';
   if (sent !== key && sent.toLowerCase() === key.toLowerCase()) return 'key in other case';
+  if (sent.length === key.length && [...sent].filter((c, i) => c !== key[i]).length === 1) return 'key with one character changed';
   if (sent.startsWith(`${key} `)) return 'key followed by another token';
   return undefined;
 }

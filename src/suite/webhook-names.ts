@@ -24,6 +24,14 @@ export function nameClass(label: string): DimensionValue | undefined {
 
 /** Accents (precomposed, so NFC and NFD readings differ), CJK and an emoji outside the BMP. */
 const NON_ASCII = ' Zürich Ærøskøbing 東京 😀';
+/** Fills the non-ASCII name to NON_ASCII_UNITS: two- and three-byte characters, one UTF-16 unit each. */
+const NON_ASCII_FILL = ' Ærø東京';
+/**
+ * The non-ASCII name is as long as a name can be under a 255-character bound however characters
+ * are counted (255 UTF-16 units, fewer code points), and its UTF-8 form is over twice as long: a
+ * bound counted in bytes where the name is counted in characters shows on it, not on a short one.
+ */
+export const NON_ASCII_UNITS = 255;
 
 /**
  * A name of the class built on the run's usual name `base` (dssc-<run id>-…, so an operator can
@@ -31,7 +39,11 @@ const NON_ASCII = ' Zürich Ærøskøbing 東京 😀';
  * the prefix (the scenario's webhook connection and source still do).
  */
 export function classedName(base: string, c: DimensionValue): string {
-  if (c === '<non-ascii>') return base + NON_ASCII;
+  if (c === '<non-ascii>') {
+    let name = base + NON_ASCII;
+    while (name.length < NON_ASCII_UNITS) name += NON_ASCII_FILL;
+    return name.slice(0, NON_ASCII_UNITS);
+  }
   if (typeof c !== 'number') throw new Error(`webhook-names.ts cannot build a sync name of class ${c}`);
   if (c === 1) return 'd';
   // Digits that count the characters, so a name cut short shows where it was cut.

@@ -13,6 +13,7 @@ import { errorHandlingProbes } from './error-handling-probes.ts';
 import { apiFaultProbes } from './api-fault-probes.ts';
 import { dimensionFaultProbes } from './dimension-fault-probes.ts';
 import { idsAuthProbes } from './ids-auth-probes.ts';
+import { heldOutApiProbes } from './held-out-api-probes.ts';
 import { mutationKillProbes } from './mutation-kill-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
@@ -200,6 +201,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ...apiFaultProbes,
   ...dimensionFaultProbes,
   ...idsAuthProbes,
+  ...heldOutApiProbes,
   ...mutationKillProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {

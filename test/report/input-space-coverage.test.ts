@@ -36,6 +36,8 @@ describe('classifiers', () => {
       ['Bearer user-Key-1x', 'key with one character more'],
       ['Bearer user-Key-', 'key with one character less'],
       ['Bearer USER-kEY-1', 'key in other case'],
+      ['Bearer user-Key-2', 'key with one character changed'],
+      ['Bearer xser-Key-1', 'key with one character changed'],
       ['Bearer user-Key-1 x', 'key followed by another token'],
       ['Bearer', 'empty bearer'],
       ['Bearer nope', 'wrong key'],
