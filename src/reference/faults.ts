@@ -10,6 +10,8 @@ import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
+import { heldOutDeliveryFaults } from './faults/held-out-webhooks.ts';
+import { heldOutRunFaults } from './faults/held-out-webhook-runs.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
 import { runFaults, runVariants } from './faults/benign-runs.ts';
@@ -35,6 +37,8 @@ export const FAULTS: readonly Fault[] = [
   ...deliveryDataFaults,
   ...errorBodyFaults,
   ...runFaults,
+  ...heldOutDeliveryFaults,
+  ...heldOutRunFaults,
 ];
 
 export function faultNames(): string[] {
