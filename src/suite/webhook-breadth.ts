@@ -13,11 +13,12 @@ import type { Row } from '../adapters/types.ts';
 const DEFAULT_BATCH_SIZE = 100;
 
 /**
- * The main sync's selection: FIELDS and the e-mail column again under a camel-case name, so that
- * a target which keys its selection by source column, or changes a target name's case, delivers
- * other fields than selected (WH-012). The copy mirrors email: a change shows in both.
+ * The main sync's selection: the key column under a camel-case name too, then FIELDS, so that a
+ * target which keys its selection by source column, or changes a target name's case, delivers
+ * other fields than selected (WH-012). The key never changes: a change detection blind to one
+ * column (WH-017) is not rescued by a copy of that column.
  */
-export const MAIN_FIELDS: typeof FIELDS = [...FIELDS, { source: 'email', target: 'emailCopy' }];
+export const MAIN_FIELDS: typeof FIELDS = [{ source: 'id', target: 'recordId' }, ...FIELDS];
 
 /**
  * The main scenario's changes before its third run: rows MAIN_EDITS changed go back to a value run
