@@ -10,7 +10,7 @@ import { walked } from '../src/suite/input-space-record.ts';
 import { TransportError } from '../src/client/http-client.ts';
 import { productProblem } from '../src/suite/user-agent.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
-import { describeChanges, FIELDS, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
+import { describeChanges, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
 import { check, note } from '../src/suite/check.ts';
 import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
