@@ -1,8 +1,7 @@
 import { walked } from './input-space-record.ts';
-import { FIELDS, type RowEdit } from './webhook-data.ts';
-import { scenariosSetUp, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
-import { fieldChanges } from './webhook-data.ts';
 import type { Row } from '../adapters/types.ts';
+import { fieldChanges, FIELDS, type RowEdit } from './webhook-data.ts';
+import { scenariosSetUp, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
 
 // The breadth of the webhook checks (issue 18): a target wrong on one path only (a batch of one
 // record, a batch size of 1 or above the default, a small body, a second sync on one connection,
