@@ -11,6 +11,8 @@ import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { heldOutApiKept } from './faults/held-out-api.ts';
+import { heldOutDeliveryFaults } from './faults/held-out-webhooks.ts';
+import { heldOutRunFaults } from './faults/held-out-webhook-runs.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
 import { runFaults, runVariants } from './faults/benign-runs.ts';
@@ -38,6 +40,8 @@ export const FAULTS: readonly Fault[] = [
   ...errorBodyFaults,
   ...runFaults,
   ...heldOutApiKept,
+  ...heldOutDeliveryFaults,
+  ...heldOutRunFaults,
 ];
 
 export function faultNames(): string[] {

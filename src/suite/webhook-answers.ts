@@ -5,14 +5,20 @@ import { settings } from './context.ts';
 import { addRows, begin, reread, runOnce, scenario, startNext, type RunEvidence, type Scenario, type ScenarioPlan, type StartedRun } from './webhook-fixtures.ts';
 import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
+import { values } from '../generators/input-space.ts';
 import { otherActivity } from './later.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
 
-/** 4xx answers a receiver gives in practice: bad request, auth, gone, too large, throttled. */
-export const FAILING_4XX = [400, 401, 404, 410, 413, 429] as const;
-export const FAILING_5XX = [500, 502, 503] as const;
+/**
+ * The failing answers walked (input-space.json › receiver-answer), per class: the spec says 'any
+ * 4xx or 5xx', so codes a target may special-case (409, 422, 504, 501...) are tried beside the
+ * common ones. The first of each class keep their places: the cases' statuses follow the order.
+ */
+const ANSWERS = values<number>('receiver-answer');
+export const FAILING_4XX: readonly number[] = ANSWERS.filter((s) => s >= 400 && s < 500);
+export const FAILING_5XX: readonly number[] = ANSWERS.filter((s) => s >= 500 && s < 600);
 
 export type FailingBatch = 'first' | 'middle' | 'last';
 export type SyncMode = 'differential' | 'full sync' | 'skip backfill';
@@ -200,7 +206,7 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   });
   for (const j of judged.filter((x) => x.judged)) {
     const at = failedBatch(j.r);
-    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation });
+    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status });
   }
   walkFirstRuns(results);
   return judged;

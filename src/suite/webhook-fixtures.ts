@@ -110,6 +110,8 @@ export interface ScenarioPlan {
   source?: readonly Row[];
   /** Reuse another scenario's source (for hash comparisons). */
   sourceOf?: string;
+  /** Deliver to another scenario's webhook connection (a connection two syncs share); its runs must be over. */
+  connectionOf?: string;
   /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
   edgeRows?: boolean;
 }
@@ -131,10 +133,12 @@ const sources = new Map<string, FedSource>();
 export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario; ad: TargetAdapter; first: StartedRun }> {
   return once(`begin:${label}`, async () => {
     const [rec, ad] = await Promise.all([receiver(), adapter()]);
-    const channel = rec.channel(label);
-    channelLabels.set(channel.id, label);
+    // A sync on another scenario's connection delivers on that scenario's channel, once its runs are done.
+    const host = plan.connectionOf === undefined ? undefined : await scenario(plan.connectionOf, { rows: 0 });
+    const channel = host?.channel ?? rec.channel(label);
+    if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
-    const connection = await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
+    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
     let rows: Map<string, Row>;

@@ -275,12 +275,14 @@ export const deliveryFaults: Fault[] = [
   {
     name: 'full-sync-later-run-duplicates',
     breaks: ['WH-016'],
-    description: 'With full sync on, a later run (not the first) repeats the first record of its last batch at the end of that batch.',
+    description: 'With full sync on, a later run (not the first) repeats the first record of its last batch at the end of that batch, when the batch has room for it.',
     apply: ({ config }) =>
       wrapStep(config.delivery, 'buildPayload', (build) => (batch) => {
         const payload = build(batch);
         const first = payload.object.records[0];
-        if (batch.run.ordinal === 1 || !batch.last || batch.sync.sync_all_records !== true || !first) return payload;
+        // A full batch is left alone: one record more would also break the batch size (WH-015).
+        const room = payload.object.records.length < config.delivery.batchSize(batch.sync);
+        if (batch.run.ordinal === 1 || !batch.last || batch.sync.sync_all_records !== true || !first || !room) return payload;
         return { ...payload, object: { ...payload.object, records: [...payload.object.records, first] } };
       }),
   },

@@ -1,0 +1,84 @@
+import { TransportError } from '../client/http-client.ts';
+import { walked } from './input-space-record.ts';
+import type { Row } from '../adapters/types.ts';
+import { fieldChanges, FIELDS, type RowEdit } from './webhook-data.ts';
+import { scenariosSetUp, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
+
+// The breadth of the webhook checks (issue 18): a target wrong on one path only (a batch of one
+// record, a batch size of 1 or above the default, a small body, a second sync on one connection,
+// a row changed back) is caught only where that path is walked. The per-delivery checks judge
+// every delivery of every sync the run set up, not the main sync's alone.
+
+/** Spec › Webhook settings: 'Webhook batch size … Default 100'. */
+const DEFAULT_BATCH_SIZE = 100;
+
+/**
+ * The main sync's selection: the key column under a camel-case name too, then FIELDS, so that a
+ * target which keys its selection by source column, or changes a target name's case, delivers
+ * other fields than selected (WH-012). The key never changes: a change detection blind to one
+ * column (WH-017) is not rescued by a copy of that column.
+ */
+export const MAIN_FIELDS: typeof FIELDS = [{ source: 'id', target: 'recordId' }, ...FIELDS];
+
+/**
+ * The main scenario's changes before its third run: rows MAIN_EDITS changed go back to a value run
+ * 1 delivered (a value, null, and a JSON type), so a change detection that looks a hash up among
+ * every hash ever delivered, not the last one, misses them (WH-017).
+ */
+export const MAIN_REVERTS: readonly RowEdit[] = [
+  { id: 'r000000', column: 'email', to: (v) => String(v).replace(/^changed\./, '') },
+  { id: 'e01', column: 'name', to: null },
+  { id: 'e03', column: 'active', to: true },
+  { id: 'e04', column: 'score', to: 1 },
+];
+
+/** One record per batch, and a size above the default (over the main sync's source, 260 and more rows; optional: the maximum is not shown). */
+export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 } };
+export const BATCH_150: ScenarioPlan = { rows: 0, sourceOf: 'main', sync: { batchSize: 150 } };
+
+/**
+ * The given scenarios, set up in order, and every other scenario set up so far (the failing
+ * receivers' included): the syncs a per-delivery check judges. An optional one the target
+ * refuses (a batch size above its own maximum, which the spec leaves open) is left out; a
+ * transport failure is not a refusal.
+ */
+export async function everyScenario(getters: ReadonlyArray<() => Promise<Scenario>>, optional: ReadonlyArray<() => Promise<Scenario>> = []): Promise<Scenario[]> {
+  const given: Scenario[] = [];
+  for (const get of getters) given.push(await get());
+  for (const get of optional) {
+    const s = await get().catch((error: unknown) => {
+      if (error instanceof TransportError) throw error;
+      return undefined;
+    });
+    if (s) given.push(s);
+  }
+  return [...new Set([...given, ...scenariosSetUp().values()])];
+}
+
+export const batchSizeOf = (s: Scenario): number => s.settings.batchSize ?? DEFAULT_BATCH_SIZE;
+
+/** Records the batch sizes judged (input-space.json › batch-size-limit). */
+export function walkedSizes(scenarios: readonly Scenario[]): void {
+  for (const s of scenarios) {
+    if (s.runs.some((r) => r.deliveries.length > 0)) walked('sync.records delivery', { 'batch-size-limit': s.settings.batchSize ?? '<default>' });
+  }
+}
+
+/** What happened to a row between two runs: new, changed, changed back to a value an earlier run had, unchanged. */
+export function rowChange(id: string, row: Row, earlier: ReadonlyArray<ReadonlyMap<string, Row>>): 'new' | 'changed' | 'changed back' | 'unchanged' {
+  const before = earlier.at(-1)?.get(id);
+  if (!before) return 'new';
+  if (fieldChanges(before, row).length === 0) return 'unchanged';
+  return earlier.slice(0, -1).some((rows) => rows.has(id) && fieldChanges(rows.get(id)!, row).length === 0) ? 'changed back' : 'changed';
+}
+
+export function walkedRowChanges(changes: Iterable<string>): void {
+  for (const change of new Set(changes)) walked('sync.records delivery', { 'sync-mode': 'differential', 'row-change': change });
+}
+
+/** Records each judged sync's connection: its own, or one another sync delivers to as well. */
+export function walkedConnections(scenarios: readonly Scenario[]): void {
+  const users = new Map<string, number>();
+  for (const s of scenarios) users.set(s.settings.connectionId, (users.get(s.settings.connectionId) ?? 0) + 1);
+  for (const s of scenarios) walked('sync.records delivery', { 'webhook-connection': (users.get(s.settings.connectionId) ?? 0) > 1 ? 'shared' : 'own' });
+}
