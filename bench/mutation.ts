@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AREAS, areasOf, EXCUSED, MODULES, moduleName, modulePath, readTriage, triageKey, type Reason, type TriageEntry } from './mutation-modules.ts';
 
@@ -101,6 +101,10 @@ async function mutateModule(name: string): Promise<void> {
   const incrementalFile = `${OUT}/${slug}.incremental.json`;
   const force = values.force || !prepareIncremental(name, incrementalFile, command);
   console.log(`\n== ${file}: areas ${areas.join(', ')}${force ? ' (every mutant)' : ' (incremental)'}`);
+  // Written before the run, not after: Stryker keeps what it tested when interrupted (Ctrl-C), so
+  // an interrupted run's incremental file belongs to this suite and the next run resumes from it.
+  if (force) rmSync(incrementalFile, { force: true });
+  writeFileSync(`${OUT}/${slug}.fingerprint`, suiteFingerprint(file, command));
   const started = Date.now();
   await new Stryker({
     mutate: [file],
@@ -113,7 +117,6 @@ async function mutateModule(name: string): Promise<void> {
     htmlReporter: { fileName: `${OUT}/${slug}.html` },
   }).runMutationTest();
   const wallSeconds = Math.round((Date.now() - started) / 1000);
-  writeFileSync(`${OUT}/${slug}.fingerprint`, suiteFingerprint(file, command));
 
   const run: RunInfo = {
     module: name, areas, seed, numRuns, date: new Date().toISOString(), wallSeconds,
