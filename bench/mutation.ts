@@ -21,7 +21,8 @@ const USAGE = `usage: npm run mutation -- [MODULE ...] [--seed N] [--num-runs N]
   --concurrency N  suite runs at once (default 1). A webhooks run mostly waits (16 s wall, 6.7 s
                 CPU), so 2 uses an idle machine better; verdicts do not depend on it (each run has
                 its own ports, reports and temporary files)
-  --lines A-B   test again only the mutants of lines A to B of ONE module (after a kill), and
+  --lines A-B   test again only the mutants of lines A to B of ONE module (after a kill, or alone
+                to re-verify a timeout), A:C-B:D from column C of line A to column D of line B, and
                 write their results into the module's last full report
                 (reports/mutation/<module>.lines-A-B.json holds the range's own report)
   --all-areas   run the whole suite for each mutant, not only the module's areas
@@ -73,8 +74,9 @@ for (const name of names) {
 }
 const concurrency = Number(values.concurrency);
 if (!Number.isInteger(concurrency) || concurrency < 1) usageError(`--concurrency must be a positive integer, not '${values.concurrency}'`);
-const lines = values.lines === undefined ? undefined : /^(\d+)-(\d+)$/.exec(values.lines);
-if (values.lines !== undefined && (!lines || Number(lines[1]) < 1 || Number(lines[1]) > Number(lines[2]))) usageError(`--lines must be A-B with 1 <= A <= B, not '${values.lines}'`);
+// Stryker's range syntax: lines A to B, optionally from column C of A to column D of B.
+const lines = values.lines === undefined ? undefined : /^(\d+)(:\d+)?-(\d+)(:\d+)?$/.exec(values.lines);
+if (values.lines !== undefined && (!lines || Number(lines[1]) < 1 || Number(lines[1]) > Number(lines[3]))) usageError(`--lines must be A-B or A:C-B:D with 1 <= A <= B, not '${values.lines}'`);
 if (lines && positionals.length !== 1) usageError('--lines needs exactly one MODULE');
 
 function usageError(message: string): never {
@@ -85,7 +87,7 @@ function usageError(message: string): never {
 const triage = readTriage();
 mkdirSync(OUT, { recursive: true });
 if (!values.summary) {
-  if (lines) await retestLines(names[0]!, `${lines[1]}-${lines[2]}`);
+  if (lines) await retestLines(names[0]!, values.lines!);
   else for (const name of names) await mutateModule(name);
 }
 const unexplained = writeOverall();
@@ -146,19 +148,19 @@ async function retestLines(name: string, range: string): Promise<void> {
     mutate: [`${file}:${range}`],
     concurrency,
     commandRunner: { command },
-    jsonReporter: { fileName: `${OUT}/${slug}.lines-${range}.json` },
-    htmlReporter: { fileName: `${OUT}/${slug}.lines-${range}.html` },
+    jsonReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json` },
+    htmlReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.html` },
   }).runMutationTest();
   const wallSeconds = Math.round((Date.now() - started) / 1000);
   const fullReport = `${OUT}/${slug}.json`;
   const runFile = `${OUT}/${slug}.run.json`;
   if (!existsSync(fullReport) || !existsSync(runFile)) {
-    console.log(`no full report of ${name} to update (run \`npm run mutation -- ${name}\` first); the range's report is ${OUT}/${slug}.lines-${range}.json`);
+    console.log(`no full report of ${name} to update (run \`npm run mutation -- ${name}\` first); the range's report is ${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json`);
     return;
   }
   type Report = { files: Record<string, { mutants: Array<ReportMutant & { statusReason?: string }> }> };
   const full = JSON.parse(readFileSync(fullReport, 'utf8')) as Report;
-  const retested = JSON.parse(readFileSync(`${OUT}/${slug}.lines-${range}.json`, 'utf8')) as Report;
+  const retested = JSON.parse(readFileSync(`${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json`, 'utf8')) as Report;
   const key = (m: ReportMutant) => `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
   const fresh = new Map(Object.values(retested.files).flatMap((f) => f.mutants).map((m) => [key(m), m]));
   let updated = 0;
