@@ -344,6 +344,11 @@ check('WH-022 with capture on (default) each request and its response are logged
   const offLog = off.runs[0]!.outcome.captured;
   if (offLog === null && off.runs[0]!.captureProblem) throw new Unmet(`the capture log could not be read: ${off.runs[0]!.captureProblem}`);
   if (offLog && offLog.length > 0) fail(`capture is off, but the run's history logs ${offLog.length} exchanges`);
+  // Capture only keeps a log ('Keeps a log of each request and response'): turned off, the sync
+  // delivers as before, and a run its receiver answered 200 throughout does not fail (Events ›
+  // Emission 2-3: 200 is success, only a 4xx or 5xx makes the sync appear failed).
+  const offRun = off.runs[0]!;
+  if (offRun.outcome.failed) fail(`capture is off, and the run ended ${JSON.stringify(offRun.outcome.status)} (a word the profile maps to failed) although the receiver answered 200 to its ${offRun.deliveries.length} deliveries${offRun.outcome.errors?.length ? `: ${offRun.outcome.errors[0]}` : ''}`, offRun.deliveries);
 });
 
 /** The scenarios whose sync names carry the string-length classes (webhook-names.ts). */
