@@ -13,16 +13,20 @@ import { parseArgs } from 'node:util';
 import { AREAS, areasOf, EXCUSED, MODULES, moduleName, modulePath, readTriage, triageKey, type Reason, type TriageEntry } from './mutation-modules.ts';
 
 const OUT = 'reports/mutation';
+/** stryker.config.mjs's timeoutMS: a mutant's run may take this much more than the dry run (x1.5). */
+const TIMEOUT_MS = 60_000;
 const USAGE = `usage: npm run mutation -- [MODULE ...] [--seed N] [--num-runs N] [--concurrency N] [--lines A-B] [--all-areas] [--force] [--keep-killed]
   MODULE        a module under src/reference/ (auth, versions, routes/connections, ...); default: all of
                 ${Object.keys(MODULES).join(', ')}
   --seed N      the suite's seed (default 20261122): every mutant sees the same requests
   --num-runs N  fast-check runs per property (default 5)
   --concurrency N  suite runs at once (default 1). A webhooks run mostly waits (16 s wall, 6.7 s
-                CPU), so 2 uses an idle machine better; verdicts do not depend on it (each run has
-                its own ports, reports and temporary files)
+                CPU), so 2 uses an idle machine better. Each run has its own ports, reports and
+                temporary files, and the time limit grows with N; still, on a busy machine a
+                timeout is not a verdict until --lines ... --concurrency 1 confirms it
   --lines A-B   test again only the mutants of lines A to B of ONE module (after a kill, or alone
-                to re-verify a timeout), A:C-B:D from column C of line A to column D of line B, and
+                to re-verify a timeout), A:C-B:D from column C of line A to column D of line B
+                (Stryker's columns: C counts from 0, D from 1), and
                 write their results into the module's last full report
                 (reports/mutation/<module>.lines-A-B.json holds the range's own report)
   --all-areas   run the whole suite for each mutant, not only the module's areas
@@ -111,6 +115,9 @@ async function mutateModule(name: string): Promise<void> {
   await new Stryker({
     mutate: [file],
     concurrency,
+    // N suite runs share the cores: each gets N times stryker.config.mjs's margin before it is a
+    // timeout (at concurrency 2 on a loaded machine, 2 of delivery's 3 timeouts were survivors).
+    timeoutMS: TIMEOUT_MS * concurrency,
     commandRunner: { command },
     incremental: true,
     incrementalFile,
@@ -147,6 +154,7 @@ async function retestLines(name: string, range: string): Promise<void> {
   await new Stryker({
     mutate: [`${file}:${range}`],
     concurrency,
+    timeoutMS: TIMEOUT_MS * concurrency,
     commandRunner: { command },
     jsonReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json` },
     htmlReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.html` },
@@ -163,6 +171,10 @@ async function retestLines(name: string, range: string): Promise<void> {
   const retested = JSON.parse(readFileSync(`${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json`, 'utf8')) as Report;
   const key = (m: ReportMutant) => `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
   const fresh = new Map(Object.values(retested.files).flatMap((f) => f.mutants).map((m) => [key(m), m]));
+  if (fresh.size === 0) {
+    console.log(`no mutant lies wholly within ${range} (Stryker counts a range's start column from 0, its end column from 1)`);
+    return;
+  }
   let updated = 0;
   for (const entry of Object.values(full.files)) {
     for (const m of entry.mutants) {
