@@ -37,7 +37,10 @@ export const MODULES: Record<string, readonly Area[]> = {
   'routes/bulk-syncs': ['bulk-syncs', 'versions', 'errors', 'error-handling-bulk'],
   'routes/error-handling': ['error-handling', 'error-handling-bulk', 'errors'],
   delivery: ['webhooks'],
-  runs: ['webhooks', 'error-handling'],
+  // Runs start only through POST /api/syncs/{id}/executions, which only the webhooks area calls
+  // (error-handling sets a sync's settings and never runs it): error-handling doubled each
+  // mutant's time (dry run 63 s against 29 s) for nothing it could see.
+  runs: ['webhooks'],
   store: [...AREAS],
 };
 

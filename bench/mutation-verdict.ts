@@ -12,9 +12,11 @@
  * usage: node bench/mutation-verdict.ts <dss-conformance run flags>
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 
-const REPORTS = 'reports/mutation-run';
+// With `--concurrency N` Stryker runs N of these at once in the same sandbox directory, so each
+// run writes its own results; the baseline is written once, by the dry run, before any mutant runs.
+const REPORTS = `reports/mutation-run-${process.pid}`;
 const BASELINE = 'reports/mutation-baseline.json';
 // Stryker's INSTRUMENTER_CONSTANTS.ACTIVE_MUTANT_ENV_VARIABLE: absent in the dry run.
 const mutant = process.env.__STRYKER_ACTIVE_MUTANT__;
@@ -27,6 +29,7 @@ const run = spawnSync(process.execPath, ['src/cli.ts', 'run', ...process.argv.sl
 if (run.status !== 0 && run.status !== 4) kill(`dss-conformance run exited ${run.status ?? run.signal}: ${(run.stderr ?? '').trim().slice(-400)}`);
 
 const checks = (JSON.parse(readFileSync(`${REPORTS}/results.json`, 'utf8')) as { checks: Check[] }).checks;
+rmSync(REPORTS, { recursive: true, force: true });
 const bad = checks.filter((c) => c.status !== 'passed' && c.status !== 'skipped');
 if (bad.length > 0) kill(bad.slice(0, 3).map((c) => `${c.status}: ${c.title}: ${(c.message ?? c.reason ?? '').split('\n')[0]}`).join('\n'));
 const passed = checks.filter((c) => c.status === 'passed').map((c) => c.title);
@@ -45,6 +48,7 @@ if (lost.length > 0) {
 process.exit(0);
 
 function kill(why: string): never {
+  rmSync(REPORTS, { recursive: true, force: true });
   process.stdout.write(`mutant ${mutant ?? '(none: dry run)'} detected: ${why}\n`);
   process.exit(1);
 }

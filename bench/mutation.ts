@@ -8,16 +8,27 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AREAS, areasOf, EXCUSED, MODULES, moduleName, modulePath, readTriage, triageKey, type Reason, type TriageEntry } from './mutation-modules.ts';
 
 const OUT = 'reports/mutation';
-const USAGE = `usage: npm run mutation -- [MODULE ...] [--seed N] [--num-runs N] [--all-areas] [--force] [--keep-killed]
+/** stryker.config.mjs's timeoutMS: a mutant's run may take this much more than the dry run (x1.5). */
+const TIMEOUT_MS = 60_000;
+const USAGE = `usage: npm run mutation -- [MODULE ...] [--seed N] [--num-runs N] [--concurrency N] [--lines A-B] [--all-areas] [--force] [--keep-killed]
   MODULE        a module under src/reference/ (auth, versions, routes/connections, ...); default: all of
                 ${Object.keys(MODULES).join(', ')}
   --seed N      the suite's seed (default 20261122): every mutant sees the same requests
   --num-runs N  fast-check runs per property (default 5)
+  --concurrency N  suite runs at once (default 1). A webhooks run mostly waits (16 s wall, 6.7 s
+                CPU), so 2 uses an idle machine better. Each run has its own ports, reports and
+                temporary files, and the time limit grows with N; still, on a busy machine a
+                timeout is not a verdict until --lines ... --concurrency 1 confirms it
+  --lines A-B   test again only the mutants of lines A to B of ONE module (after a kill, or alone
+                to re-verify a timeout), A:C-B:D from column C of line A to column D of line B
+                (Stryker's columns: C counts from 0, D from 1), and
+                write their results into the module's last full report
+                (reports/mutation/<module>.lines-A-B.json holds the range's own report)
   --all-areas   run the whole suite for each mutant, not only the module's areas
   --force       test every mutant again, ignoring the incremental file
   --keep-killed when the suite changed since the last run, keep its kills and test only the rest
@@ -30,6 +41,8 @@ interface Counts {
 /** What a module's last run was: kept next to Stryker's report, so that the summary can be rebuilt after a triage edit. */
 interface RunInfo {
   module: string; areas: readonly string[]; seed: number; numRuns: number; date: string; wallSeconds: number; command: string;
+  /** Line ranges tested again since (--lines), whose results were written into the module's report. */
+  retests?: Array<{ lines: string; date: string; wallSeconds: number; command: string }>;
 }
 interface ModuleSummary extends RunInfo {
   counts: Counts; excused: Record<string, number>; toKill: number; untriaged: number; score: number | null;
@@ -44,6 +57,8 @@ const { values, positionals } = parseArgs({
   options: {
     seed: { type: 'string', default: '20261122' },
     'num-runs': { type: 'string', default: '5' },
+    concurrency: { type: 'string', default: '1' },
+    lines: { type: 'string' },
     'all-areas': { type: 'boolean', default: false },
     force: { type: 'boolean', default: false },
     'keep-killed': { type: 'boolean', default: false },
@@ -59,16 +74,25 @@ const seed = Number(values.seed);
 const numRuns = Number(values['num-runs']);
 const names = positionals.length > 0 ? positionals.map(moduleName) : Object.keys(MODULES);
 for (const name of names) {
-  if (!areasOf(name)) {
-    console.error(`unknown module '${name}'\n${USAGE}`);
-    process.exit(2);
-  }
+  if (!areasOf(name)) usageError(`unknown module '${name}'`);
+}
+const concurrency = Number(values.concurrency);
+if (!Number.isInteger(concurrency) || concurrency < 1) usageError(`--concurrency must be a positive integer, not '${values.concurrency}'`);
+// Stryker's range syntax: lines A to B, optionally from column C of A to column D of B.
+const lines = values.lines === undefined ? undefined : /^(\d+)(:\d+)?-(\d+)(:\d+)?$/.exec(values.lines);
+if (values.lines !== undefined && (!lines || Number(lines[1]) < 1 || Number(lines[1]) > Number(lines[3]))) usageError(`--lines must be A-B or A:C-B:D with 1 <= A <= B, not '${values.lines}'`);
+if (lines && positionals.length !== 1) usageError('--lines needs exactly one MODULE');
+
+function usageError(message: string): never {
+  console.error(`${message}\n${USAGE}`);
+  process.exit(2);
 }
 
 const triage = readTriage();
 mkdirSync(OUT, { recursive: true });
 if (!values.summary) {
-  for (const name of names) await mutateModule(name);
+  if (lines) await retestLines(names[0]!, values.lines!);
+  else for (const name of names) await mutateModule(name);
 }
 const unexplained = writeOverall();
 // The issue's rule: no unexplained survivor. A survivor the triage file does not list fails the command.
@@ -83,9 +107,17 @@ async function mutateModule(name: string): Promise<void> {
   const incrementalFile = `${OUT}/${slug}.incremental.json`;
   const force = values.force || !prepareIncremental(name, incrementalFile, command);
   console.log(`\n== ${file}: areas ${areas.join(', ')}${force ? ' (every mutant)' : ' (incremental)'}`);
+  // Written before the run, not after: Stryker keeps what it tested when interrupted (Ctrl-C), so
+  // an interrupted run's incremental file belongs to this suite and the next run resumes from it.
+  if (force) rmSync(incrementalFile, { force: true });
+  writeFileSync(`${OUT}/${slug}.fingerprint`, suiteFingerprint(file, command));
   const started = Date.now();
   await new Stryker({
     mutate: [file],
+    concurrency,
+    // N suite runs share the cores: each gets N times stryker.config.mjs's margin before it is a
+    // timeout (at concurrency 2 on a loaded machine, 2 of delivery's 3 timeouts were survivors).
+    timeoutMS: TIMEOUT_MS * concurrency,
     commandRunner: { command },
     incremental: true,
     incrementalFile,
@@ -94,13 +126,71 @@ async function mutateModule(name: string): Promise<void> {
     htmlReporter: { fileName: `${OUT}/${slug}.html` },
   }).runMutationTest();
   const wallSeconds = Math.round((Date.now() - started) / 1000);
-  writeFileSync(`${OUT}/${slug}.fingerprint`, suiteFingerprint(file, command));
 
   const run: RunInfo = {
     module: name, areas, seed, numRuns, date: new Date().toISOString(), wallSeconds,
-    command: `npm run mutation -- ${name} --seed ${seed} --num-runs ${numRuns}${values['all-areas'] ? ' --all-areas' : ''}`,
+    command: `npm run mutation -- ${name}${commonFlags()}`,
   };
   writeFileSync(`${OUT}/${slug}.run.json`, JSON.stringify(run, null, 2) + '\n');
+}
+
+function commonFlags(): string {
+  return ` --seed ${seed} --num-runs ${numRuns}${concurrency > 1 ? ` --concurrency ${concurrency}` : ''}${values['all-areas'] ? ' --all-areas' : ''}`;
+}
+
+/**
+ * Tests again the mutants of some lines (after a check was added to kill them) and writes their
+ * new statuses into the module's last full report, so that the summary counts them. A kill by
+ * the new suite on these lines cannot undo a kill elsewhere: checks were added, not removed.
+ */
+async function retestLines(name: string, range: string): Promise<void> {
+  const { Stryker } = await import('@stryker-mutator/core');
+  const file = modulePath(name);
+  const slug = name.replaceAll('/', '-');
+  const areas = values['all-areas'] ? AREAS : areasOf(name)!;
+  const command = `node_modules/.bin/node bench/mutation-verdict.ts --only ${areas.join(',')} --seed ${seed} --num-runs ${numRuns}`;
+  console.log(`\n== ${file} lines ${range}: areas ${areas.join(', ')}`);
+  const started = Date.now();
+  await new Stryker({
+    mutate: [`${file}:${range}`],
+    concurrency,
+    timeoutMS: TIMEOUT_MS * concurrency,
+    commandRunner: { command },
+    jsonReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json` },
+    htmlReporter: { fileName: `${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.html` },
+  }).runMutationTest();
+  const wallSeconds = Math.round((Date.now() - started) / 1000);
+  const fullReport = `${OUT}/${slug}.json`;
+  const runFile = `${OUT}/${slug}.run.json`;
+  if (!existsSync(fullReport) || !existsSync(runFile)) {
+    console.log(`no full report of ${name} to update (run \`npm run mutation -- ${name}\` first); the range's report is ${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json`);
+    return;
+  }
+  type Report = { files: Record<string, { mutants: Array<ReportMutant & { statusReason?: string }> }> };
+  const full = JSON.parse(readFileSync(fullReport, 'utf8')) as Report;
+  const retested = JSON.parse(readFileSync(`${OUT}/${slug}.lines-${range.replaceAll(':', '.')}.json`, 'utf8')) as Report;
+  const key = (m: ReportMutant) => `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
+  const fresh = new Map(Object.values(retested.files).flatMap((f) => f.mutants).map((m) => [key(m), m]));
+  if (fresh.size === 0) {
+    console.log(`no mutant lies wholly within ${range} (Stryker counts a range's start column from 0, its end column from 1)`);
+    return;
+  }
+  let updated = 0;
+  for (const entry of Object.values(full.files)) {
+    for (const m of entry.mutants) {
+      const now = fresh.get(key(m));
+      if (!now) continue;
+      if (now.status !== m.status) console.log(`${file}:${m.location.start.line}:${m.location.start.column} ${m.mutatorName} ${JSON.stringify(m.replacement ?? '')}: ${m.status} -> ${now.status}`);
+      m.status = now.status;
+      m.statusReason = now.statusReason;
+      updated++;
+    }
+  }
+  if (updated !== fresh.size) console.log(`${fresh.size - updated} mutant(s) of lines ${range} are not in the full report (the module changed since): run the module in full again`);
+  writeFileSync(fullReport, JSON.stringify(full));
+  const run = JSON.parse(readFileSync(runFile, 'utf8')) as RunInfo;
+  run.retests = [...(run.retests ?? []), { lines: range, date: new Date().toISOString(), wallSeconds, command: `npm run mutation -- ${name} --lines ${range}${commonFlags()}` }];
+  writeFileSync(runFile, JSON.stringify(run, null, 2) + '\n');
 }
 
 /**
@@ -201,13 +291,13 @@ function writeOverall(): number {
   const reasons: Reason[] = ['equivalent', 'spec-open', 'not-observable'];
   const rows = summaries.map((s) => {
     const c = s.counts;
-    return `| ${s.module} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived + c.noCoverage} | ${reasons.map((r) => s.excused[r] ?? 0).join(' / ')} | ${s.toKill} | ${s.untriaged} | ${pct(s.score)} | ${s.wallSeconds} s | ${s.date.slice(0, 10)} |`;
+    return `| ${s.module} | ${c.total} | ${c.killed} | ${c.timeout} | ${c.survived + c.noCoverage} | ${reasons.map((r) => s.excused[r] ?? 0).join(' / ')} | ${s.toKill} | ${s.untriaged} | ${pct(s.score)} | ${[s.wallSeconds, ...(s.retests ?? []).map((r) => r.wallSeconds)].join(' s + ')} s | ${s.date.slice(0, 10)} |`;
   });
   const sum = (f: (s: ModuleSummary) => number) => summaries.reduce((a, s) => a + f(s), 0);
   const detected = sum((s) => s.counts.killed + s.counts.timeout);
   const denominator = sum((s) => s.counts.killed + s.counts.timeout + s.counts.survived + s.counts.noCoverage - Object.values(s.excused).reduce((a, b) => a + b, 0));
   const overall = denominator > 0 ? detected / denominator : null;
-  rows.push(`| **all measured** | ${sum((s) => s.counts.total)} | ${sum((s) => s.counts.killed)} | ${sum((s) => s.counts.timeout)} | ${sum((s) => s.counts.survived + s.counts.noCoverage)} | ${reasons.map((r) => sum((s) => s.excused[r] ?? 0)).join(' / ')} | ${sum((s) => s.toKill)} | ${sum((s) => s.untriaged)} | ${pct(overall)} | ${sum((s) => s.wallSeconds)} s | |`);
+  rows.push(`| **all measured** | ${sum((s) => s.counts.total)} | ${sum((s) => s.counts.killed)} | ${sum((s) => s.counts.timeout)} | ${sum((s) => s.counts.survived + s.counts.noCoverage)} | ${reasons.map((r) => sum((s) => s.excused[r] ?? 0)).join(' / ')} | ${sum((s) => s.toKill)} | ${sum((s) => s.untriaged)} | ${pct(overall)} | ${sum((s) => s.wallSeconds + (s.retests ?? []).reduce((a, r) => a + r.wallSeconds, 0))} s | |`);
   const table = [
     '| Module | Mutants | Killed | Timed out | Survived | Excused (equivalent / spec-open / not-observable) | To kill | Untriaged | Score | Wall time | Date |',
     '|---|---|---|---|---|---|---|---|---|---|---|',

@@ -369,6 +369,12 @@ check('WH-022 with capture on (default) each request and its response are logged
     if (offLog === null && run.captureProblem) throw new Unmet(`the capture log could not be read: ${run.captureProblem}`);
     if (offLog && offLog.length > 0) fail(`capture is off, but run ${i + 1} of the sync logs ${offLog.length} exchanges in its history`, run.deliveries);
   }
+  // Capture only keeps a log ('Keeps a log of each request and response'): turned off, the sync
+  // delivers as before, and a run its receiver answered 200 throughout does not fail (Events ›
+  // Emission 2-3: 200 is success, only a 4xx or 5xx makes the sync appear failed).
+  for (const [i, run] of off.runs.entries()) {
+    if (run.outcome.failed) fail(`capture is off, and run ${i + 1} ended ${JSON.stringify(run.outcome.status)} (a word the profile maps to failed) although the receiver answered 200 to its ${run.deliveries.length} deliveries${run.outcome.errors?.length ? `: ${run.outcome.errors[0]}` : ''}`, run.deliveries);
+  }
 });
 
 /** The scenarios whose sync names carry the string-length classes (webhook-names.ts). */

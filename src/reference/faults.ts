@@ -8,6 +8,7 @@ import { deliveryReceiverFaults, deliveryReceiverVariants } from './faults/deliv
 import { deliveryDataFaults } from './faults/delivery-data.ts';
 import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
+import { mutationWebhookFaults } from './faults/mutation-webhooks.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { heldOutApiKept } from './faults/held-out-api.ts';
@@ -42,6 +43,7 @@ export const FAULTS: readonly Fault[] = [
   ...heldOutApiKept,
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
+  ...mutationWebhookFaults,
 ];
 
 export function faultNames(): string[] {
