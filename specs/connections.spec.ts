@@ -237,10 +237,12 @@ for (const kind of ['crm', 'marketing'] as const) {
 // A type no kind has: shape-valid (a lowercase string; the full list of types is not shown), so
 // the target may take it or refuse it, but POST /api/connections lists 400 alone and 500 is not
 // listed. Sent with each kind's configuration from the profile: a target may look the kind up
-// before or after reading the configuration.
+// before or after reading the configuration. "constructor" is a lowercase identifier too, and one
+// every JavaScript object holds by inheritance: a kind table read by plain property access finds it.
+const NO_KIND_TYPES = ['dssc-no-such-kind', 'constructor'];
 check('CONN-008 a connection request whose type names no kind is answered 2xx or 4xx, never 5xx', async (t) => {
   const kinds = SPEC_KINDS.filter((k) => profile().kinds?.[k]?.configuration);
   if (kinds.length === 0) t.skip('the profile gives no configuration for any kind');
-  const cases = kinds.map((kind) => ({ name: `type "dssc-no-such-kind" with the ${kind} configuration`, value: { ...connectionBody(kind), type: 'dssc-no-such-kind' } }));
+  const cases = NO_KIND_TYPES.flatMap((type) => kinds.map((kind) => ({ name: `type "${type}" with the ${kind} configuration`, value: { ...connectionBody(kind), type } })));
   await expectEveryCase('CONN-008', cases, (c) => api().post('/api/connections', c.value), (s) => is2xx(s) || (s >= 400 && s < 500), '2xx or 4xx');
 });

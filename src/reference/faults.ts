@@ -10,6 +10,7 @@ import { errorBodyFaults } from './faults/error-bodies.ts';
 import { errorHandlingFaults } from './faults/error-handling.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
+import { mutationRouteFaults } from './faults/mutation-routes.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
 import { runFaults, runVariants } from './faults/benign-runs.ts';
@@ -35,6 +36,7 @@ export const FAULTS: readonly Fault[] = [
   ...deliveryDataFaults,
   ...errorBodyFaults,
   ...runFaults,
+  ...mutationRouteFaults,
 ];
 
 export function faultNames(): string[] {

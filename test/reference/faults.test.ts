@@ -14,6 +14,7 @@ import { apiFaultProbes } from './api-fault-probes.ts';
 import { dimensionFaultProbes } from './dimension-fault-probes.ts';
 import { idsAuthProbes } from './ids-auth-probes.ts';
 import { mutationKillProbes } from './mutation-kill-probes.ts';
+import { mutationRoutesProbes } from './mutation-routes-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
 
@@ -201,6 +202,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ...dimensionFaultProbes,
   ...idsAuthProbes,
   ...mutationKillProbes,
+  ...mutationRoutesProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {
       expectError(await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: {} }), 400, 'validation_error');
