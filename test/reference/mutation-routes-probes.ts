@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { RunningReference } from '../../src/reference/index.ts';
-import { call, expectError } from './helpers.ts';
+import { bulkBody, call, createConnection, expectError } from './helpers.ts';
 
 // Probes of src/reference/faults/mutation-routes.ts, spread into faults.test.ts's table: each shows
 // the deviation for the value that triggers it, and that the value next to it is answered as before.
@@ -16,5 +16,16 @@ export const mutationRoutesProbes: Record<string, Probe> = {
       expectError(await call(ref, 'POST', '/api/connections', { body: { ...HUBSPOT, type: 'dssc-no-such-kind' } }), 400, 'validation_error');
       expect((await call(ref, 'POST', '/api/connections', { body: HUBSPOT })).status).toBe(200);
     },
+  },
+};
+
+mutationRoutesProbes['non-database-source-objects-refused'] = {
+  probe: async (ref) => {
+    const [crm, s3] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+    const csv = { destination_configuration: { format: 'csv' } };
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3, { ...csv, schemas: ['Account'] }) }), 400, 'validation_error');
+    expect(ref.store.bulkSyncs.size).toBe(0);
+    expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3, csv) })).status).toBe(200);
+    expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(s3, s3, { ...csv, schemas: ['users.csv'] }) })).status).toBe(400);
   },
 };

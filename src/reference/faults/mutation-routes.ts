@@ -1,6 +1,7 @@
-import { CONNECTION_KINDS } from '../connection-kinds.ts';
+import { CONNECTION_KINDS, connectionKind } from '../connection-kinds.ts';
+import { fieldError } from '../errors.ts';
 import { isObject } from '../validation.ts';
-import { beforeRoute, ROUTES, type Fault } from './fault.ts';
+import { beforeRoute, refuseSuccess, ROUTES, type Fault } from './fault.ts';
 
 /**
  * Faults that kill surviving mutants of connection-kinds.ts and routes/bulk-syncs.ts
@@ -19,5 +20,24 @@ export const mutationRouteFaults: Fault[] = [
           throw new TypeError("Cannot convert undefined or null to object");
         }
       }),
+  },
+  {
+    name: 'non-database-source-objects-refused',
+    breaks: ['BULK-004'],
+    description: 'POST /api/bulk/syncs from a CRM, marketing or object-store source answers a schemas list naming its objects 400 validation_error on /schemas/0, as if the kind offered none of them (only a relational source\'s discovered tables are looked up); without schemas the bulk sync is taken.',
+    apply: ({ app, store }) =>
+      refuseSuccess(
+        app,
+        'POST',
+        ROUTES.bulkSyncs,
+        (request) => {
+          const body = isObject(request.body) ? request.body : {};
+          const source = typeof body.source_connection_id === 'string' ? store.getConnection(body.source_connection_id) : undefined;
+          const kind = source && connectionKind(source.type)?.specKind;
+          const named = Array.isArray(body.schemas) && body.schemas.length > 0;
+          return named && kind && kind !== 'relationalDatabase' ? fieldError('/schemas/0', 'names no object of the source') : undefined;
+        },
+        (data) => store.bulkSyncs.delete(String(data.id)),
+      ),
   },
 ];
