@@ -262,3 +262,22 @@ check('BULK-006 a bulk sync with schemas null, of the wrong type or a lone name 
   const { optional } = bulkShapeCases(valid, spellingFor(apiVersion()), objects[0]);
   await expectEveryCase('BULK-006', optional, (c) => api().post('/api/bulk/syncs', c.value), (s) => is2xx(s) || is4xx(s), '2xx or 4xx');
 });
+
+// Spec › What the service does 1: 'A connection can be a data source or a destination'. The spec
+// names destination settings for an object store and a database only, so the other kinds go as
+// destinations without them, and the webhook receiver (shown as a destination) goes as a source too:
+// a target may take or refuse each, but the endpoint lists 400 alone and 500 is not listed.
+check('BULK-007 a bulk sync into a destination of each other kind, or from a webhook source, is answered 2xx or 4xx', async (t) => {
+  const source = await need(t, 'a source with cached schemas', cachedSourceId);
+  const base = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'objectStore' }));
+  const { [spellingFor(apiVersion())]: _settings, ...unset } = base;
+  const cases = [];
+  for (const kind of ['crm', 'marketing', 'webhook'] as const) {
+    if (!profile().kinds?.[kind]?.configuration) continue;
+    const { id } = await need(t, `a ${kind} connection`, () => createConnection(kind));
+    cases.push({ name: `a ${kind} destination`, value: { ...unset, destination_connection_id: id } });
+    if (kind === 'webhook') cases.push({ name: 'a webhook source', value: { ...base, source_connection_id: id } });
+  }
+  if (cases.length === 0) t.skip('the profile gives a configuration for no CRM, marketing or webhook kind');
+  await expectEveryCase('BULK-007', cases, (c) => api().post('/api/bulk/syncs', c.value), (s) => is2xx(s) || is4xx(s), '2xx or 4xx');
+});

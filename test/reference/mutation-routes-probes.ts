@@ -29,3 +29,22 @@ mutationRoutesProbes['non-database-source-objects-refused'] = {
     expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(s3, s3, { ...csv, schemas: ['users.csv'] }) })).status).toBe(400);
   },
 };
+
+const WEBHOOK = { name: 'w', type: 'webhook', configuration: { url: 'https://receiver.example.invalid/hook' } };
+
+mutationRoutesProbes['bulk-destination-without-settings-rule-500'] = {
+  probe: async (ref) => {
+    const [crm, s3] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(s3, crm) }), 500, 'internal_error');
+    expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3, { destination_configuration: { format: 'csv' } }) })).status).toBe(200);
+  },
+};
+
+mutationRoutesProbes['bulk-webhook-source-500'] = {
+  probe: async (ref) => {
+    const webhook = (await call(ref, 'POST', '/api/connections', { body: WEBHOOK })).json.data.id as string;
+    const s3 = await createConnection(ref, 's3');
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(webhook, s3, { destination_configuration: { format: 'csv' } }) }), 500, 'internal_error');
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody('nope', s3, { destination_configuration: { format: 'csv' } }) }), 400, 'validation_error');
+  },
+};

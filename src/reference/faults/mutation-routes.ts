@@ -40,4 +40,26 @@ export const mutationRouteFaults: Fault[] = [
         (data) => store.bulkSyncs.delete(String(data.id)),
       ),
   },
+  {
+    name: 'bulk-destination-without-settings-rule-500',
+    breaks: ['BULK-007'],
+    description: 'POST /api/bulk/syncs reads the destination kind\'s settings rule without checking that the kind has one: a bulk sync into a CRM, marketing or webhook destination is answered 500 internal_error instead of 2xx or 4xx.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const id = isObject(request.body) ? request.body.destination_connection_id : undefined;
+        const destination = typeof id === 'string' ? store.getConnection(id) : undefined;
+        if (destination && connectionKind(destination.type)?.destinationSettings === null) throw new TypeError("Cannot read properties of null (reading 'field')");
+      }),
+  },
+  {
+    name: 'bulk-webhook-source-500',
+    breaks: ['BULK-007'],
+    description: 'POST /api/bulk/syncs counts the source kind\'s objects without checking that it has a list: a bulk sync from a webhook connection is answered 500 internal_error instead of 4xx.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const id = isObject(request.body) ? request.body.source_connection_id : undefined;
+        const source = typeof id === 'string' ? store.getConnection(id) : undefined;
+        if (source && connectionKind(source.type)?.specKind === 'webhook') throw new TypeError("Cannot read properties of undefined (reading 'length')");
+      }),
+  },
 ];
