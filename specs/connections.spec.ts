@@ -239,8 +239,11 @@ for (const kind of ['crm', 'marketing'] as const) {
 // spec's "lowercase identifier" does not name either. The target may take it (a lenient lookup) or
 // refuse it, but POST /api/connections lists 400 alone and 500 is not listed. Sent with each kind's
 // configuration from the profile: a target may look the kind up before or after reading it.
+// "constructor" is a lowercase identifier too, and one every JavaScript object holds by
+// inheritance: a kind table read by plain property access finds it.
 const UNKNOWN_TYPES = [
   { value: '<unknown-lowercase>', type: () => 'dssc-no-such-kind', label: 'type "dssc-no-such-kind"' },
+  { value: '<unknown-lowercase>', type: () => 'constructor', label: 'type "constructor"' },
   { value: '<kind-other-case>', type: (own: string) => own.charAt(0).toUpperCase() + own.slice(1), label: 'its own type capitalised' },
   { value: '<kind-other-case>', type: (own: string) => own.toUpperCase(), label: 'its own type in capitals' },
   { value: '<kind-padded>', type: (own: string) => ` ${own} `, label: 'its own type between spaces' },

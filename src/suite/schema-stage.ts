@@ -55,6 +55,8 @@ export function otherSourceKinds(): Array<'crm' | 'marketing' | 'objectStore'> {
 
 export interface KindWalk {
   kind: string;
+  /** The source connection walked (absent when its creation failed). */
+  sourceId?: string;
   /** What stopped the walk before its first answer (a creation that failed): the check says it. */
   error?: unknown;
   first?: ApiResponse;
@@ -94,7 +96,7 @@ async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<K
     const { id } = await createConnection(kind);
     const body = await bulkSyncBody(id, { version: apiVersion(), destination: 'objectStore', schemas: [] });
     delete body.schemas;
-    return { kind, body, attempts: 1, started };
+    return { kind, sourceId: id, body, attempts: 1, started };
   } catch (error) {
     return { kind, error, attempts: 0, started };
   }

@@ -18,6 +18,7 @@ import { dimensionFaultProbes } from './dimension-fault-probes.ts';
 import { idsAuthProbes } from './ids-auth-probes.ts';
 import { heldOutApiProbes } from './held-out-api-probes.ts';
 import { mutationKillProbes } from './mutation-kill-probes.ts';
+import { mutationRoutesProbes } from './mutation-routes-probes.ts';
 
 const UNKNOWN_BULK = '/api/bulk/syncs/nope/error-handling';
 
@@ -206,6 +207,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ...idsAuthProbes,
   ...heldOutApiProbes,
   ...mutationKillProbes,
+  ...mutationRoutesProbes,
   'put-rejects-empty-body': {
     probe: async (ref) => {
       expectError(await call(ref, 'PUT', `/api/syncs/${await createModelSync(ref)}/error-handling`, { body: {} }), 400, 'validation_error');
