@@ -65,23 +65,27 @@ export const EDITS: Readonly<Record<string, readonly string[]>> = {
 export const GROUP_SIZE = 6;
 
 /**
- * The groups, from the catalogue's order alone (no run decides them): each variant joins the
- * first group that has room and edits nothing it edits; an undeclared variant is a group of its own.
+ * The groups, from the catalogue and EDITS alone (no run decides them). As few groups as the size
+ * and the most shared edit allow, filled evenly: the variants whose edits are shared most are
+ * placed first (in catalogue order among equals), each into the smallest group that has room and
+ * edits nothing it edits (a new group when none has). An undeclared variant is a group of its own.
  */
 export function benignGroups(names: readonly string[], edits: Readonly<Record<string, readonly string[]>> = EDITS, size = GROUP_SIZE): string[][] {
-  const groups: { names: string[]; edits: Set<string> }[] = [];
-  const alone: string[][] = [];
-  for (const name of names) {
-    const own = edits[name];
-    if (!own) {
-      alone.push([name]);
-      continue;
-    }
-    const group = groups.find((g) => g.names.length < size && own.every((e) => !g.edits.has(e)));
-    if (group) {
-      group.names.push(name);
-      for (const e of own) group.edits.add(e);
-    } else groups.push({ names: [name], edits: new Set(own) });
+  const declared = names.filter((name) => edits[name]);
+  const sharing = new Map<string, number>();
+  for (const name of declared) for (const e of edits[name]!) sharing.set(e, (sharing.get(e) ?? 0) + 1);
+  const count = Math.max(Math.ceil(declared.length / size), ...sharing.values());
+  const groups = Array.from({ length: count }, () => ({ names: [] as string[], edits: new Set<string>() }));
+  const shared = (name: string) => Math.max(...edits[name]!.map((e) => sharing.get(e)!));
+  const placing = declared.map((name, at) => ({ name, at })).sort((a, b) => shared(b.name) - shared(a.name) || a.at - b.at);
+  for (const { name } of placing) {
+    const own = edits[name]!;
+    const fits = groups.filter((g) => g.names.length < size && own.every((e) => !g.edits.has(e)));
+    let group = fits.reduce<(typeof groups)[number] | undefined>((best, g) => (!best || g.names.length < best.names.length ? g : best), undefined);
+    if (!group) groups.push((group = { names: [], edits: new Set() }));
+    group.names.push(name);
+    for (const e of own) group.edits.add(e);
   }
-  return [...groups.map((g) => g.names), ...alone];
+  const order = (list: string[]) => list.sort((a, b) => names.indexOf(a) - names.indexOf(b));
+  return [...groups.filter((g) => g.names.length > 0).map((g) => order(g.names)), ...names.filter((name) => !edits[name]).map((name) => [name])];
 }

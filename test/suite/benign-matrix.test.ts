@@ -39,6 +39,7 @@ const clean = once(() => servers.run(runArgs([]), sourceDb()));
 async function groupMiss(variants: readonly string[]): Promise<string | undefined> {
   const [run, reference] = await Promise.all([servers.run(runArgs(variants), sourceDb()), clean()]);
   if (!run.result || !reference.result) return `no results.json (${(run.result ? reference : run).stderr.slice(-500)})`;
+  if (!run.stdout.includes(`with fault ${variants.join(', ')}`)) return `the run does not say it applied ${variants.join(', ')}`;
   if (run.code !== 0 || failedIds(run.result).length > 0 || run.result.verdict?.verdict !== 'CONFORMANT') return `exit ${run.code}, failed ${failedIds(run.result).join(', ') || 'none'}`;
   const got = passed(run.result);
   const want = passed(reference.result);
