@@ -20,7 +20,8 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 // kit once (test/suite/run-server-pool.ts): a process each cost 0.5-0.9 s of CPU for a line that is
 // refused in milliseconds. What the process itself does (its own stderr, its exit) is held to the
 // same by the runs below that keep a process of their own (a closed port, garbage, TLS) and by
-// 'the same refusal in a process of its own'.
+// 'the same refusal in a process of its own'. So do the whole runs further down, which read a
+// run's verdict and reports (a printed line pasted into a shell still gets a shell and a process).
 const servers = useRunServers(2);
 
 describe('dss-conformance run: bad input is one line and exit 2', () => {
@@ -190,20 +191,20 @@ describe('dss-conformance run: settings from variables and a config file, select
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     const config = join(dir, 'run.json');
     writeFileSync(config, JSON.stringify({ seed: 11, 'num-runs': 2, only: ['AUTH-00?'], exclude: 'AUTH-002,AUTH-003,AUTH-005' }));
-    const fromFile = await runCli(['run', '--config', config]);
+    const fromFile = await servers.run(['run', '--config', config]);
     expect(fromFile.result!.seed).toBe(11);
     expect(ids(fromFile)).toEqual(['AUTH-001', 'AUTH-004']);
-    const fromEnv = await runCli(['run'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
+    const fromEnv = await servers.run(['run'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
     expect(fromEnv.result!.seed).toBe(22);
     expect(ids(fromEnv)).toEqual(['AUTH-001']);
-    const fromFlag = await runCli(['run', '--seed', '33'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
+    const fromFlag = await servers.run(['run', '--seed', '33'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
     expect(fromFlag.result!.seed).toBe(33);
     // Every run prints the line that repeats it, the file's and the variables' settings included.
     expect(fromFlag.stdout).toMatch(/^rerun: npx dss-conformance run --seed 33 --num-runs 2 --only AUTH-001 --exclude AUTH-002,AUTH-003,AUTH-005$/m);
   });
 
   test('--only an area with --exclude an ID: exactly those run; the rest is not selected, so INCOMPLETE (exit 4)', async () => {
-    const run = await runCli(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002']);
+    const run = await servers.run(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002']);
     expect(run.code).toBe(4);
     expect(ids(run)).toEqual(['AUTH-001', 'AUTH-003', 'AUTH-004', 'AUTH-005']);
     const excluded = run.result!.verdict!.requirements.find((r) => r.id === 'AUTH-002')!;
@@ -253,7 +254,7 @@ describe('dss-conformance run against a separately started serve', () => {
   });
 
   test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', async () => {
-    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
+    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
     expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
     expect(run.result!.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     expect(run.code).toBe(0);
@@ -271,7 +272,7 @@ describe('dss-conformance run against a separately started serve', () => {
   });
 
   test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails: INCOMPLETE, exit 4', async () => {
-    const run = await runCli(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
+    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
     expect(run.code, run.stdout.slice(-2000)).toBe(4);
     expect(run.result!.verdict!.verdict).toBe('INCOMPLETE');
     expect(run.stdout).toMatch(/^verdict: INCOMPLETE \(requirements: MUST \d+ pass, \d+ skip/m);
@@ -284,8 +285,8 @@ describe('dss-conformance run against a separately started serve', () => {
 
   test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', async () => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '11', '--num-runs', '3', '--max-rps', '1000', '--only', WEBHOOK_IDS];
-    const builtIn = await runCli(args);
-    const example = await runCli([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')]);
+    const builtIn = await servers.run(args);
+    const example = await servers.run([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')]);
     const verdicts = (r: typeof builtIn) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(builtIn).length).toBeGreaterThanOrEqual(22);
     expect(verdicts(builtIn).every((v) => v.endsWith(': passed')), builtIn.stdout.slice(-2000)).toBe(true);
@@ -298,7 +299,7 @@ describe('dss-conformance run against a separately started serve', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ 'receiver-host': '127.0.0.1', 'timestamp-tolerance-s': 200, 'api-key': { $env: 'MY_TARGET_KEY' } }));
     const env = { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key', DSS_MAX_RPS: '1000' };
-    const first = await runCli(['run', '--config', join(dir, 'run.json'), '--base-url', baseUrl, '--profile', 'reference', '--seed', '8', '--num-runs', '2', '--only', 'AUTH-00*,WH-001', '--allow-incomplete'], env);
+    const first = await servers.run(['run', '--config', join(dir, 'run.json'), '--base-url', baseUrl, '--profile', 'reference', '--seed', '8', '--num-runs', '2', '--only', 'AUTH-00*,WH-001', '--allow-incomplete'], env);
     expect(first.code, first.stdout.slice(-2000)).toBe(0);
     const rerun = /^rerun: (.*)$/m.exec(first.stdout)![1]!;
     expect(rerun).toBe(`npx dss-conformance run --base-url ${baseUrl} --api-key "$MY_TARGET_KEY" --org-key "$DSS_ORG_KEY" --profile reference --seed 8 --num-runs 2 --max-rps 1000 --receiver-host 127.0.0.1 --timestamp-tolerance-s 200 --allow-incomplete --only 'AUTH-00*,WH-001'`);
@@ -314,11 +315,11 @@ describe('dss-conformance run against a separately started serve', () => {
 
   test('the same seed gives the same verdicts and the same generated requests', async () => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
-    const [a, b] = [await runCli(args), await runCli(args)];
+    const [a, b] = [await servers.run(args), await servers.run(args)];
     const verdicts = (r: typeof a) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(a)).toEqual(verdicts(b));
     expect(readFileSync(join(a.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(b.reports, 'requests.json'), 'utf8'));
-    const other = await runCli(args.map((x) => (x === '99' ? '100' : x)));
+    const other = await servers.run(args.map((x) => (x === '99' ? '100' : x)));
     expect(readFileSync(join(other.reports, 'requests.json'), 'utf8')).not.toEqual(readFileSync(join(a.reports, 'requests.json'), 'utf8'));
   });
 });
@@ -332,7 +333,7 @@ describe.concurrent('hostile deliveries are recorded as violations and the run s
     ['extra-delivery-gzip-bomb', 'inflated body over cap'],
     ['delivery-not-gzip', 'not gzip'],
   ])('%s: "%s" in deliveries.json, junit.xml and the console', async (fault, violation) => {
-    const run = await runCli(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS]);
+    const run = await servers.run(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS]);
     expect(run.code, run.stderr).toBe(1);
     const log = JSON.parse(readFileSync(join(run.reports, 'deliveries.json'), 'utf8')) as { deliveries: Array<{ violations: string[] }> };
     expect(log.deliveries.some((d) => d.violations.includes(violation))).toBe(true);
@@ -344,7 +345,7 @@ describe.concurrent('hostile deliveries are recorded as violations and the run s
 
 describe('dss-conformance run against a faulty target', () => {
   test('exits 1 naming the broken requirement, with a replay command that reproduces it alone', async () => {
-    const run = await runCli(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
+    const run = await servers.run(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/FAIL EHS-002/);
     const replay = /replay: (npx dss-conformance run .*--only EHS-002 .*)$/m.exec(run.stdout)?.[1];
@@ -359,7 +360,7 @@ describe('dss-conformance run against a faulty target', () => {
 
 describe('dss-conformance coverage and faults', () => {
   test('coverage lists every requirement with its level and names what lacks a check or a fault', async () => {
-    const run = await runCli(['coverage']);
+    const run = await servers.run(['coverage']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/CONN-001\s+MUST/);
     expect(run.stdout).toMatch(/requirements \(\d+ MUST, \d+ INFERRED, \d+ PROFILE\)/);
@@ -368,7 +369,7 @@ describe('dss-conformance coverage and faults', () => {
   });
 
   test('faults lists each fault with the requirements it breaks', async () => {
-    const run = await runCli(['faults']);
+    const run = await servers.run(['faults']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/put-merges-subscribers.*EHS-002/);
   });

@@ -12,13 +12,26 @@ const sourceDb = useSharedSourceDb();
 const servers = useRunServers();
 
 // The proof that every check can fail: the suite runs against the reference with one rule broken
-// at a time and must fail exactly the requirements that fault names, and nothing else in the areas
-// (spec files) of those requirements. Each fault's run selects those areas (--only): a whole run per
-// fault cost the matrix most of npm test's time, and a false failure in another area is what the
-// clean run below and the benign matrix (every area, every variant) are there to catch.
+// at a time and must fail exactly the requirements that fault names. A fault's run selects (--only)
+// the whole areas (spec files) of those requirements, so that nothing else in them fails either,
+// except in the webhooks area: there it selects the requirements themselves (--only WH-016,WH-017,
+// as a report's replay line does). A webhooks run walks every scenario of the area whatever the
+// fault breaks (9 faults, measured: 65.7 s of CPU whole, 21.1 s their own checks), and 77 faults
+// are webhook faults. In the other areas the whole area costs ~0.8 s of CPU a fault more
+// than its own checks (11 faults: 29.7 s against 20.7 s), ~110 s over the matrix: kept.
+// What the narrower run drops: that the area's other checks still pass under a webhook fault,
+// i.e. that the fault's list is complete. What it keeps is what the matrix is for, each row's
+// claim: every requirement the fault names fails, its checks run as in a whole run, and nothing
+// else selected fails. A webhook check failing beside a fault's own says the fault breaks more
+// than it names (its row still proves what it names), or that the check is stricter than the
+// spec, which is what the clean run below and the benign matrix (every area, every variant) are
+// there to catch.
 
 const AREA = new Map(requirements.requirements.map((r) => [r.id, r.spec.replace(/\.spec\.ts$/, '')]));
 const areasOf = (ids: readonly string[]) => [...new Set(ids.map((id) => AREA.get(id) ?? id))].sort().join(',');
+/** Areas whose checks a fault's run selects one by one (see above); the others are selected whole. */
+const BY_REQUIREMENT = new Set(['webhooks']);
+const selectionOf = (ids: readonly string[]) => (ids.some((id) => BY_REQUIREMENT.has(AREA.get(id)!)) ? [...ids].sort().join(',') : areasOf(ids));
 
 const SEED = '20261122';
 
@@ -41,12 +54,12 @@ const SHALLOW_RUNS = '1';
 const FULL_RUNS = '10';
 
 describe('what the fault runs select', () => {
-  test('every requirement a fault breaks is a known ID, inside the areas its run selects', () => {
+  test('every requirement a fault breaks is a known ID, inside what its run selects', () => {
     for (const fault of faultCatalogue()) {
-      const areas = areasOf(fault.breaks).split(',');
+      const selected = selectionOf(fault.breaks).split(',');
       for (const id of fault.breaks) {
         expect(AREA.has(id), `${fault.name}: ${id}`).toBe(true);
-        expect(areas, `${fault.name}: ${id}`).toContain(AREA.get(id));
+        expect([id, AREA.get(id)].some((s) => selected.includes(s!)), `${fault.name}: ${id}`).toBe(true);
       }
     }
   });
@@ -57,7 +70,7 @@ describe.concurrent('the suite against each fault of the reference', () => {
     test(`${fault.name} fails exactly ${fault.breaks.join(', ')}`, async () => {
       const expected = [...fault.breaks].sort();
       // A fault that shows under one version only is looked for under that version.
-      const args = (runs: string) => ['run', '--fault', fault.name, '--only', areasOf(fault.breaks), '--seed', SEED, '--num-runs', runs, ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])];
+      const args = (runs: string) => ['run', '--fault', fault.name, '--only', selectionOf(fault.breaks), '--seed', SEED, '--num-runs', runs, ...(fault.apiVersion ? ['--api-version', fault.apiVersion] : [])];
       let run = await servers.run(args(SHALLOW_RUNS), sourceDb());
       const exact = run.code === 1 && run.result !== undefined && failedIds(run.result).join() === expected.join();
       if (!exact) run = await servers.run(args(FULL_RUNS), sourceDb());

@@ -10,9 +10,14 @@ import { proxyTarget, type Hostile } from './hostile-servers.ts';
 import { expectValidJunit } from './junit-validate.ts';
 import { ROOT, runCli } from './run-cli.ts';
 import { cliFixedCostMs } from '../helpers/cli-baseline.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // A run ends with a true, complete report whatever stops it: a signal, its own time budget, a
 // setup error, an unreachable target; a partial or known-failing run never reads as green.
+
+// The runs that read only a verdict and reports go to shared children that load the kit once
+// (test/suite/run-server-pool.ts); a signal and the time budget keep a process of their own.
+const servers = useRunServers(2);
 
 let reference: RunningReference;
 let slow: Hostile;
@@ -92,7 +97,7 @@ describe('reports are never stale', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
     await new Promise((r) => server.close(r));
-    const run = await runCli(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1', '--reports', reports]);
+    const run = await servers.run(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1', '--reports', reports]);
     expect(run.code).toBe(3);
     const junit = readFileSync(join(reports, 'junit.xml'), 'utf8');
     expect(junit).not.toContain('old green run');
@@ -112,10 +117,10 @@ describe('setup errors are exit 2 with one line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-'));
     writeFileSync(join(dir, 'throws.mjs'), 'export default () => { throw new Error("boom"); };\n');
     writeFileSync(join(dir, 'partial.mjs'), 'export default () => ({ createWebhookConnection() {} });\n');
-    const throws = await runCli(['run', '--adapter', join(dir, 'throws.mjs')]);
+    const throws = await servers.run(['run', '--adapter', join(dir, 'throws.mjs')]);
     expect(throws.code).toBe(2);
     expect(throws.stderr.trim()).toMatch(/^dss-conformance: --adapter .*throws\.mjs: the factory threw: boom$/);
-    const partial = await runCli(['run', '--adapter', join(dir, 'partial.mjs')]);
+    const partial = await servers.run(['run', '--adapter', join(dir, 'partial.mjs')]);
     expect(partial.code).toBe(2);
     expect(partial.stderr.trim()).toMatch(/missing operation\(s\) createModelSync, startRun, waitForRun, createSourceConnection \+ createModel or createSource \+ writeRows$/);
     expect(partial.result?.aborted?.exitCode).toBe(2);
@@ -126,7 +131,7 @@ describe('setup errors are exit 2 with one line', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
     try {
-      const run = await runCli(['run', '--receiver-port', String(port)]);
+      const run = await servers.run(['run', '--receiver-port', String(port)]);
       expect(run.code).toBe(2);
       expect(run.stderr.trim()).toMatch(new RegExp(`--receiver-port ${port}: the capturing receiver cannot listen there \\(address already in use\\)$`));
     } finally {
@@ -143,10 +148,10 @@ describe('adapter operations that fail', () => {
       writeFileSync(join(dir, name), `import make from ${JSON.stringify(example)};\nexport default async (ctx) => ({ ...(await make(ctx)), async createModel() { ${thrown} } });\n`);
     variant('unsupported.mjs', "const e = new Error('this target has no writable source'); e.name = 'Unsupported'; throw e;");
     variant('broken.mjs', "throw new Error('source service answered 500');");
-    const unsupported = await runCli(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']);
+    const unsupported = await servers.run(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']);
     expect(unsupported.result?.checks.map((c) => [c.id, c.status, c.skipClass])).toEqual([['WH-001', 'skipped', 'unsupported'], ['WH-002', 'skipped', 'unsupported']]);
     expect(unsupported.result?.checks[0]?.reason).toMatch(/^unsupported: the adapter could not create a model over the source table: this target has no writable source$/);
-    const broken = await runCli(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']);
+    const broken = await servers.run(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']);
     expect(broken.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-001', 'error', 'the adapter could not create a model over the source table: source service answered 500']]);
     expect(broken.code).toBe(4);
   });
@@ -154,10 +159,10 @@ describe('adapter operations that fail', () => {
 
 describe('partial gates and known failures', () => {
   test('a selection is INCOMPLETE (exit 4), or exit 0 with --allow-incomplete', async () => {
-    const run = await runCli(['run', '--only', 'AUTH-001', '--seed', '1']);
+    const run = await servers.run(['run', '--only', 'AUTH-001', '--seed', '1']);
     expect(run.code).toBe(4);
     expect(run.result?.verdict?.unjudged).toContain('AUTH-002 (skipped: not-selected)');
-    const allowed = await runCli(['run', '--only', 'AUTH-001', '--seed', '1', '--allow-incomplete']);
+    const allowed = await servers.run(['run', '--only', 'AUTH-001', '--seed', '1', '--allow-incomplete']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/^verdict: INCOMPLETE/m);
   });
@@ -165,7 +170,7 @@ describe('partial gates and known failures', () => {
   test('a baselined failure is expected-fail; a stale entry fails the run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-baseline-run-'));
     writeFileSync(join(dir, 'known.json'), JSON.stringify({ entries: [{ id: 'EHS-007', reason: 'vendor ticket 42' }, { id: 'ERR-005', reason: 'vendor ticket 42' }] }));
-    const known = await runCli(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]);
+    const known = await servers.run(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]);
     expect(known.code, known.stdout.slice(-2000)).toBe(0);
     expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');
     expect(known.result?.verdict?.verdict).toBe('CONFORMANT');
@@ -173,7 +178,7 @@ describe('partial gates and known failures', () => {
     // The live console says what the reports say: the accepted failure is xfail as it finishes, never FAIL.
     expect(known.stdout).toMatch(/^ {2}xfail {2}EHS-007 .* {2}\(baseline: vendor ticket 42\)$/m);
     expect(known.stdout).not.toMatch(/^ {2}FAIL {2}EHS-007/m);
-    const stale = await runCli(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
+    const stale = await servers.run(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/stale baseline entry "EHS-007"/);
     // A stale entry's check is never printed pass: its line waits for the run's end and says STALE.
