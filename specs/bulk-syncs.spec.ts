@@ -238,7 +238,7 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
   const more = bulkShapeCases(valid, spellingFor(apiVersion())).required;
   if (profile().kinds?.relationalDatabase?.destinationSettings) {
     const database = await need(t, 'a bulk sync body', () => bulkSyncBody(source, { version: apiVersion(), destination: 'relationalDatabase' }));
-    more.push(...bulkShapeCases(database, spellingFor(apiVersion())).required.filter((c) => c.name.includes('.schema')).map((c) => ({ ...c, name: `relationalDatabase destination: ${c.name}` })));
+    more.push(...bulkShapeCases(database, spellingFor(apiVersion())).required.filter((c) => c.name.includes('.schema') || c.name === 'destination settings absent').map((c) => ({ ...c, name: `relationalDatabase destination: ${c.name}` })));
   }
   // The whole body of another JSON type: every required field is then missing.
   const whole = [null, [], 'replicate'].map((value) => ({ name: `the whole body ${JSON.stringify(value)}`, value }));

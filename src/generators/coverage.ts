@@ -163,6 +163,7 @@ export function bulkShapeCases(base: Record<string, unknown>, settingsKey: strin
   if (settings) {
     for (const shape of shapes) required.push({ name: `destination settings ${shape}`, value: withField(base, [settingsKey], DEPARTURES.object[shape]) });
     required.push({ name: 'destination settings boundary ({})', value: withField(base, [settingsKey], {}) });
+    required.push({ name: 'destination settings absent', value: withField(base, [settingsKey], ABSENT_FIELD) });
     for (const field of ['format', 'schema'].filter((f) => f in settings)) {
       for (const shape of shapes) required.push({ name: `destination settings.${field} ${shape}`, value: withField(base, [settingsKey, field], DEPARTURES.string[shape]) });
       if (field === 'schema') required.push({ name: 'destination settings.schema boundary (empty)', value: withField(base, [settingsKey, field], '') });

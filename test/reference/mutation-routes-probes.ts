@@ -48,3 +48,12 @@ mutationRoutesProbes['bulk-webhook-source-500'] = {
     expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody('nope', s3, { destination_configuration: { format: 'csv' } }) }), 400, 'validation_error');
   },
 };
+
+mutationRoutesProbes['bulk-destination-settings-absent-500'] = {
+  probe: async (ref) => {
+    const [crm, s3] = [await createConnection(ref, 'salesforce'), await createConnection(ref, 's3')];
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3) }), 500, 'internal_error');
+    expectError(await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3, { destination_configuration: null }) }), 400, 'validation_error');
+    expect((await call(ref, 'POST', '/api/bulk/syncs', { body: bulkBody(crm, s3, { destination_configuration: { format: 'csv' } }) })).status).toBe(200);
+  },
+};

@@ -62,4 +62,17 @@ export const mutationRouteFaults: Fault[] = [
         if (source && connectionKind(source.type)?.specKind === 'webhook') throw new TypeError("Cannot read properties of undefined (reading 'length')");
       }),
   },
+  {
+    name: 'bulk-destination-settings-absent-500',
+    breaks: ['BULK-005'],
+    description: 'POST /api/bulk/syncs reads the destination settings without checking they were sent: a bulk sync into an object-store or relational-database destination with its settings left out (neither destination_configuration nor dest_configuration) is answered 500 internal_error instead of 400; null or a wrong type is still refused 400.',
+    apply: ({ app, store }) =>
+      beforeRoute(app, 'POST', ROUTES.bulkSyncs, (request) => {
+        const body = isObject(request.body) ? request.body : undefined;
+        const id = body?.destination_connection_id;
+        const destination = typeof id === 'string' ? store.getConnection(id) : undefined;
+        const needsSettings = destination && connectionKind(destination.type)?.destinationSettings;
+        if (body && needsSettings && !('destination_configuration' in body) && !('dest_configuration' in body)) throw new TypeError("Cannot read properties of undefined (reading 'format')");
+      }),
+  },
 ];
