@@ -1,6 +1,7 @@
-import { existsSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResourceKind } from '../profile/cleanup-spec.ts';
+import { RunFileAppender, startRunFile } from './run-file.ts';
 
 // What a run created on its target, as the worker saw each creation answered: one JSON line per
 // resource, appended as it happens, so the runner can delete them at the end of the run and when
@@ -16,18 +17,19 @@ export interface CreatedResource {
   name?: string;
 }
 
-// The file is opened once and written through that descriptor: when the runner removes it (the
-// run ended or was interrupted) while the worker is still running, a later line goes to the
-// removed file, and the reports folder is left without it, whatever the scheduling.
-let log: { dir: string; fd: number } | undefined;
+// Created by the runner, only appended to by the worker (src/report/run-file.ts): a line written
+// after the runner removed it (the run ended or was interrupted) does not bring the file back.
+let log: { dir: string; file: RunFileAppender } | undefined;
 
+/** The worker's side. A lost line leaves that resource behind, named with the run's prefix. */
 export function appendCreated(dir: string, resource: CreatedResource): void {
-  try {
-    if (log?.dir !== dir) log = { dir, fd: openSync(join(dir, CREATED_LOG_FILE), 'a') };
-    writeSync(log.fd, JSON.stringify(resource) + '\n');
-  } catch {
-    // The reports folder was checked writable; losing a line leaves that resource behind, named with the run's prefix.
-  }
+  if (log?.dir !== dir) log = { dir, file: new RunFileAppender(join(dir, CREATED_LOG_FILE)) };
+  log.file.append(JSON.stringify(resource));
+}
+
+/** The runner's side, before the first pass. */
+export function startCreatedLog(dir: string): void {
+  startRunFile(join(dir, CREATED_LOG_FILE));
 }
 
 /** Every resource of the log once, in the order created; a last line cut short is dropped. */

@@ -1,33 +1,20 @@
-import { closeSync, constants, existsSync, fstatSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_ANSWERS_FILE, type ErrorAnswer } from './error-answers.ts';
 import type { EventLog } from './events.ts';
+import { RunFileAppender, startRunFile } from './run-file.ts';
 
-// The error answers go from the worker to the runner through one file in --reports. The runner
-// creates it before the first pass and removes it when the run ends or is interrupted; the worker
-// appends through one descriptor and never creates the file. So a line the worker writes after
-// the removal (it runs on after an interruption) goes to the removed file or nowhere, and the
-// reports folder is left without it, whatever the scheduling. The file stays between the passes
-// of --api-version all: the runner reads each pass's lines from where the previous pass ended.
+// The error answers go from the worker to the runner through one file in --reports, created by
+// the runner and only appended to by the worker (src/report/run-file.ts). The file stays between
+// the passes of --api-version all: the runner reads each pass's lines from where the previous
+// pass ended.
 
-let writer: { dir: string; fd: number | undefined } | undefined;
+let writer: { dir: string; file: RunFileAppender } | undefined;
 
-/** The worker's side: one line per answer, through a descriptor opened once. */
+/** The worker's side: one line per answer. Losing a line costs the ERR evidence, not the run. */
 export function appendErrorAnswer(dir: string, answer: ErrorAnswer): void {
-  if (writer?.dir !== dir) writer = { dir, fd: undefined };
-  try {
-    // A descriptor of a removed file (its run ended) is dropped: a later run in the same folder
-    // has a file of its own, found again below.
-    if (writer.fd !== undefined && fstatSync(writer.fd).nlink === 0) {
-      closeSync(writer.fd);
-      writer.fd = undefined;
-    }
-    // No O_CREAT: a file that is not there means the run has ended, and the line has no reader.
-    writer.fd ??= openSync(join(dir, ERROR_ANSWERS_FILE), constants.O_WRONLY | constants.O_APPEND);
-    writeSync(writer.fd, JSON.stringify(answer) + '\n');
-  } catch {
-    // The reports folder was checked writable; losing a line costs the ERR evidence, not the run.
-  }
+  if (writer?.dir !== dir) writer = { dir, file: new RunFileAppender(join(dir, ERROR_ANSWERS_FILE)) };
+  writer.file.append(JSON.stringify(answer));
 }
 
 export interface ErrorAnswersCollector {
@@ -44,7 +31,7 @@ export interface ErrorAnswersCollector {
  */
 export function errorAnswersCollector(dir: string, log: Pick<EventLog, 'emit'>): ErrorAnswersCollector {
   const file = join(dir, ERROR_ANSWERS_FILE);
-  writeFileSync(file, '');
+  startRunFile(file);
   let offset = 0;
   let ended = false;
   const read = (whole: boolean) => {

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RunFileAppender, startRunFile } from './run-file.ts';
 
 // requests.json: every request the suite sent, normalised so that two runs with one seed compare
 // equal. The worker appends each request (and each id the target assigned) to a raw log as it goes,
@@ -35,14 +36,18 @@ export interface WalkedRecord {
 /** A line of the raw log: a request sent (its body already redacted), an id the target assigned, or a walk. */
 type RawLine = { request: LoggedRequest } | { learned: string } | { walked: WalkedRecord };
 
-/** The worker's side: one open file, one write per line. */
+/** The runner's side, before the first pass: the file the worker appends to (src/report/run-file.ts). */
+export function startRequestLog(dir: string): void {
+  startRunFile(join(dir, REQUEST_LOG_FILE));
+}
+
+/** The worker's side: one write per line; after one that fails (the file is gone), none. */
 export class RequestLogWriter {
-  private fd: number | undefined;
   private failed = false;
-  private readonly file: string;
+  private readonly file: RunFileAppender;
 
   constructor(dir: string) {
-    this.file = join(dir, REQUEST_LOG_FILE);
+    this.file = new RunFileAppender(join(dir, REQUEST_LOG_FILE));
   }
 
   request(entry: LoggedRequest): void {
@@ -59,19 +64,12 @@ export class RequestLogWriter {
   }
 
   private line(line: RawLine): void {
-    if (this.failed) return;
-    try {
-      this.fd ??= openSync(this.file, 'a');
-      writeSync(this.fd, JSON.stringify(line) + '\n');
-    } catch {
-      // The reports folder was checked writable; losing it costs requests.json, not the run.
-      this.failed = true;
-    }
+    // Losing the file costs requests.json, not the run.
+    if (!this.failed) this.failed = !this.file.append(JSON.stringify(line));
   }
 
   close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
+    this.file.close();
   }
 }
 

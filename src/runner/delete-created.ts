@@ -63,8 +63,8 @@ export async function deleteCreated(settings: RunSettings, log: EventLog, redact
  * exits the process right after it). Run after the reports are written, so it says what it did on
  * the console only. A child that cannot finish in time is said as such.
  */
-export function deleteCreatedSync(settings: RunSettings, redactor: Redactor): void {
-  const j = job(settings, INTERRUPTED_DELETE_BOUND_MS);
+export function deleteCreatedSync(settings: RunSettings, redactor: Redactor, boundMs = INTERRUPTED_DELETE_BOUND_MS): void {
+  const j = job(settings, boundMs);
   if (!j) return;
   const script = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './delete-created-child.ts' : './delete-created-child.js', import.meta.url));
   // On stdin: an environment variable is capped at 128 KiB (a run of a few thousand creations

@@ -23,9 +23,9 @@ import { parseShard } from './shard.ts';
 import { ensureWritable } from './reports-dir.ts';
 import { errorAnswersCollector } from '../report/error-answers-log.ts';
 import { ERROR_ANSWERS_FILE, runLevel } from '../report/error-answers.ts';
-import { REQUEST_LOG_FILE, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
+import { REQUEST_LOG_FILE, startRequestLog, WALKED_FILE, writeRequestLog } from '../report/request-log.ts';
 import { sourceDbValues } from '../source-db/placeholders.ts';
-import { CREATED_LOG_FILE } from '../report/created-log.ts';
+import { CREATED_LOG_FILE, startCreatedLog } from '../report/created-log.ts';
 import { cleanupNotes, deleteCreated, deleteCreatedSync } from './delete-created.ts';
 import { resolveRunFlags, type ResolvedFlags } from './config-resolve.ts';
 import { flagByName, flagHelp } from './run-flags.ts';
@@ -203,8 +203,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     // From here every outcome is an event: the log writes results.ndjson as they happen, and the
     // console, like every report file, only renders them.
     const log = new EventLog(join(reportsDir, 'results.ndjson'), redactor);
-    // Created before the first pass, removed at the end: the worker never creates it (src/report/error-answers-log.ts).
+    // Created before the first pass, removed at the end: the worker never creates them (src/report/run-file.ts).
     const errorAnswers = errorAnswersCollector(reportsDir, log);
+    startRequestLog(reportsDir);
+    startCreatedLog(reportsDir);
     state.log = log;
     const colors: Colors = colourEnabled() ? pc.createColors(true) : plain;
     const live = new LiveConsole(baseline, colors);

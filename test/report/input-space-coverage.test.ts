@@ -5,7 +5,7 @@ import { describe, expect, test } from 'vitest';
 import { credentialClass } from '../../src/report/credential-class.ts';
 import { classifyRequest, unknownIdShape, stringLength } from '../../src/report/input-space-classify.ts';
 import { inputSpaceCoverage } from '../../src/report/input-space-coverage.ts';
-import { REQUEST_LOG_FILE, RequestLogWriter, WALKED_FILE, writeRequestLog, type LoggedRequest } from '../../src/report/request-log.ts';
+import { REQUEST_LOG_FILE, RequestLogWriter, startRequestLog, WALKED_FILE, writeRequestLog, type LoggedRequest } from '../../src/report/request-log.ts';
 import { walked } from '../../src/suite/input-space-record.ts';
 import { runCli } from '../suite/run-cli.ts';
 
@@ -115,6 +115,7 @@ describe('coverage --input-space', () => {
     expect(empty.code).toBe(2);
     expect(empty.stderr.trim()).toBe(`dss-conformance: coverage --input-space: ${dir} holds no run (no requests.json; run 'dss-conformance run --reports ${dir}' first)`);
     // The worker's side, as in a run: requests and walks appended to the raw log, rendered once.
+    startRequestLog(dir);
     const writer = new RequestLogWriter(dir);
     for (const version of ['2025-09-18', '2024-02-08', '2023-04-25', '2022-12-12', '2021-05-23', '<absent>']) writer.request({ method: 'GET', path: '/api/bulk/syncs/dssc-r1d-missing-x/error-handling', version, credential: 'bearer user key' });
     writer.walked({ operation: 'GET /api/bulk/syncs/{id}/error-handling', values: { observation: 'again later' }, check: 'EHB-001 x' });

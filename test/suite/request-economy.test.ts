@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { fakerValue } from '../../src/generators/from-schema.ts';
-import { normaliseRequestLog, REQUEST_LOG_FILE, RequestLogWriter, writeRequestLog } from '../../src/report/request-log.ts';
+import { normaliseRequestLog, REQUEST_LOG_FILE, RequestLogWriter, startRequestLog, writeRequestLog } from '../../src/report/request-log.ts';
 import { MODEL_CHECKS, MODEL_RUNS_FLOOR, modelRuns } from '../../src/suite/error-handling-model.ts';
 import { runCli } from './run-cli.ts';
 
@@ -77,6 +77,7 @@ describe('the request log', () => {
 
   test('the worker appends; requests.json is written from it and the raw log removed', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-requests-'));
+    startRequestLog(dir);
     const writer = new RequestLogWriter(dir);
     writer.request({ method: 'GET', path: '/api/bulk/syncs/dssc-r1d-missing-bulk/error-handling' });
     writer.learned('id-9');
