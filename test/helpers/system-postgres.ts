@@ -75,7 +75,8 @@ export async function startSystemPostgres(): Promise<SystemPostgres> {
   };
   const { default: pg } = await import('pg');
   const admin = `postgres://postgres:${superPassword}@127.0.0.1:${port}/postgres`;
-  const deadline = Date.now() + 20_000;
+  // A hang guard, not a speed bound: a busy machine starts a process in tens of seconds.
+  const deadline = Date.now() + 240_000;
   for (;;) {
     const c = new pg.Client(admin);
     try {

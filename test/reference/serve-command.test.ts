@@ -34,7 +34,8 @@ async function run(args: string[], env: Record<string, string> = {}): Promise<Fi
 /** Starts `serve`, waits for the printed base URL, and hands back the printed lines. */
 async function serve(args: string[], env: Record<string, string> = {}) {
   const { child, output } = launch(['serve', '--port', '0', ...args], env);
-  const deadline = Date.now() + 10_000;
+  // A hang guard, not a speed bound: a busy machine starts a process in tens of seconds.
+  const deadline = Date.now() + 240_000;
   while (!output().stdout.includes('org key:')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${JSON.stringify(output())}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -41,7 +41,8 @@ async function serve(faults: string[]): Promise<string> {
   servers.push(child);
   let out = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const deadline = Date.now() + 15_000;
+  // A hang guard, not a speed bound: 15 s ran out at load 40.
+  const deadline = Date.now() + 240_000;
   while (!/http:\/\/\S+/.test(out) || !out.includes('org key:')) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
     await new Promise((resolve) => setTimeout(resolve, 20));

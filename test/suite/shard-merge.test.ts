@@ -29,7 +29,8 @@ beforeAll(async () => {
   serve = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', '--api-key', KEY, '--org-key', ORG], { cwd: ROOT, env: withoutTargetEnv(process.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   serve.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const deadline = Date.now() + 10_000;
+  // A hang guard, not a speed bound: a busy machine starts a process in tens of seconds.
+  const deadline = Date.now() + 240_000;
   while (!/http:\/\/\S+/.test(out)) {
     if (serve.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${out}`);
     await new Promise((r) => setTimeout(r, 20));
