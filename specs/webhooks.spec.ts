@@ -4,7 +4,7 @@ import { validate } from '../src/schemas.ts';
 import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
 import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
 import { rereadProblems } from '../src/suite/webhook-rereads.ts';
-import { scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario } from '../src/suite/webhook-fixtures.ts';
+import { begin, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
 import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { TransportError } from '../src/client/http-client.ts';
@@ -29,8 +29,10 @@ const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true
  * 250 generated and the edge rows, default batch size, metadata set, MAIN_FIELDS; run 2 after
  * MAIN_EDITS and 3 added rows, run 3 after MAIN_REVERTS (rows changed back).
  */
-const main = () => scenario('main', { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS }] });
-const small = () => scenario('batch-7', { rows: 50, sync: { batchSize: 7 } });
+const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS }] };
+const main = () => scenario('main', MAIN_PLAN);
+const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 } };
+const small = () => scenario('batch-7', SMALL_PLAN);
 /**
  * Every delivery of every sync: main, each batch size (1, 7, the default, and 150 unless the
  * target refuses a size that large), each mode, and every sync set up before (failing receivers' included). A header or a body wrong on one path
@@ -38,7 +40,19 @@ const small = () => scenario('batch-7', { rows: 50, sync: { batchSize: 7 } });
  */
 const every = (t: TestContext) => need(t, 'syncs of every batch size and mode', () => everyScenario([main, small, () => scenario('batch-1', BATCH_1), fullSync, skipBackfill], [() => scenario('batch-150', BATCH_150)]));
 
+/**
+ * The first runs of the breadth scenarios (every() but batch 150, which reads main's source after
+ * main's runs), each started before any is waited for: they go on side by side on the target while
+ * the requests keep one order (begin, webhook-fixtures.ts). A setup that fails is met again, as
+ * begin remembers it, by the check that needs the scenario.
+ */
+async function startEvery(): Promise<void> {
+  const plans: Array<[string, ScenarioPlan]> = [['main', MAIN_PLAN], ['batch-7', SMALL_PLAN], ['batch-1', BATCH_1], ['full-sync', FULL_SYNC_PLAN], ['skip-backfill', SKIP_BACKFILL_PLAN]];
+  for (const [label, plan] of plans) await begin(label, plan).catch(() => undefined);
+}
+
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
+  await startEvery();
   await given(t, main);
   each(await every(t), (d, s) => {
     const url = new URL(s.channel.url);
@@ -255,12 +269,14 @@ check('WH-016 within a run every row arrives exactly once: none lost, none dupli
  * Full sync in batches of 10: runs 1 and 2 (no change) in one batch, run 3 after 22 added rows in
  * three (a setting honoured once is not enough, and a run of one batch and of several differ).
  */
-const fullSync = () => scenario('full-sync', { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22 }] });
+const FULL_SYNC_PLAN: ScenarioPlan = { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22 }] };
+const fullSync = () => scenario('full-sync', FULL_SYNC_PLAN);
 /**
  * Skip backfill in batches of 2 over 31 rows (not a multiple of the size: a baseline kept per full
  * batch misses the last row): run 1 sends nothing, run 2 after 2 added rows one full batch, run 3 after 7 four.
  */
-const skipBackfill = () => scenario('skip-backfill', { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7 }] });
+const SKIP_BACKFILL_PLAN: ScenarioPlan = { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7 }] };
+const skipBackfill = () => scenario('skip-backfill', SKIP_BACKFILL_PLAN);
 
 /** A scenario's runs read again (webhook-rereads.ts): a finished run must read as it ended. */
 async function endsLast(label: string, s: Scenario, mode: SyncMode): Promise<void> {

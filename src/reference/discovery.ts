@@ -68,7 +68,8 @@ export class Discovery {
 
   async #run(connection: Connection, createdAt: number): Promise<void> {
     try {
-      const tables = await this.#databases.withClient(connection.configuration, listTables);
+      // Connected anew: the discovery is the connection's check that its database can be reached.
+      const tables = await this.#databases.withClient(connection.configuration, listTables, { fresh: true });
       connection.sourceObjects = tables;
       this.#listedAt.set(connection, Date.now());
       connection.status = 'healthy';

@@ -3,8 +3,10 @@ import type { Row, Value } from './store.ts';
 
 // The reference's side of a postgresql connection: how its configuration becomes a pg client,
 // what a database error becomes in an answer, and the three things read from a database (its
-// tables, a table's columns, a table's rows). Clients are short-lived, one per piece of work,
-// and every live one is ended when the reference closes.
+// tables, a table's columns, a table's rows). A client does one piece of work at a time; one that
+// did its work without an error is kept for the next piece on the same settings (a connection, its
+// SCRAM handshake and its server process cost more than most pieces of work), and every live one
+// is ended when the reference closes.
 
 /** A connect that takes longer fails: nothing waits on discovery, but runs and model creation do. */
 export const CONNECT_TIMEOUT_MS = 4000;
@@ -86,42 +88,96 @@ export function splitTableName(name: string): { schema: string; table: string } 
   return dot < 0 ? { schema: 'public', table: name } : { schema: name.slice(0, dot), table: name.slice(dot + 1) };
 }
 
+/** Connected clients kept per settings at most: runs started side by side each need one. */
+const IDLE_PER_SETTINGS = 4;
+/** How long a kept client waits for its next piece of work. */
+const IDLE_MS = 5000;
+
 /** Live clients, so that close() can end them; after close no new client is made. */
 export class SourceDatabases {
   readonly #clients = new Set<pg.Client>();
+  /** Connected clients at rest, by their settings (password included: other settings, other clients). */
+  readonly #idle = new Map<string, pg.Client[]>();
   #closed = false;
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Runs `work` with a connected client and ends it after; errors (connect ones too) are thrown as they come. */
-  async withClient<T>(configuration: Record<string, unknown>, work: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = this.#open(configuration);
+  /**
+   * Runs `work` with a connected client; errors (connect ones too) are thrown as they come, and the
+   * client of a failed piece of work is ended. fresh: a client of its own, connected anew and
+   * ended after (a connection's discovery is its check that the database can be reached).
+   */
+  async withClient<T>(configuration: Record<string, unknown>, work: (client: pg.Client) => Promise<T>, { fresh = false }: { fresh?: boolean } = {}): Promise<T> {
+    const { client, key } = await this.#take(configuration, fresh);
+    let done = false;
     try {
-      await client.connect();
-      return await work(client);
+      const result = await work(client);
+      done = !fresh;
+      return result;
     } finally {
-      await this.#release(client);
+      await this.#give(client, key, done);
     }
   }
 
-  /** The items `read` yields from a connected client, which is ended when the reading ends (finished, failed or stopped early). */
+  /**
+   * The items `read` yields from a connected client, which is kept or ended when the reading ends
+   * (finished, failed or stopped early): `read` awaits each query whole before it yields, so a
+   * reading stopped at a yield leaves nothing in flight.
+   */
   async *stream<T>(configuration: Record<string, unknown>, read: (client: pg.Client) => AsyncGenerator<T>): AsyncGenerator<T> {
+    const { client, key } = await this.#take(configuration);
+    let failed = true;
+    try {
+      for await (const item of read(client)) {
+        failed = false;
+        yield item;
+        failed = true;
+      }
+      failed = false;
+    } finally {
+      await this.#give(client, key, !failed);
+    }
+  }
+
+  async #take(configuration: Record<string, unknown>, fresh = false): Promise<{ client: pg.Client; key: string }> {
+    if (this.#closed) throw new Error('the reference is closing');
+    const { types: _types, ...settings } = clientConfig(configuration);
+    const key = JSON.stringify(settings);
+    const kept = fresh ? undefined : this.#idle.get(key)?.pop();
+    if (kept) return { client: kept, key };
     const client = this.#open(configuration);
     try {
       await client.connect();
-      yield* read(client);
-    } finally {
+    } catch (error) {
       await this.#release(client);
+      throw error;
     }
+    return { client, key };
+  }
+
+  async #give(client: pg.Client, key: string, reusable: boolean): Promise<void> {
+    const idle = this.#idle.get(key) ?? [];
+    if (!reusable || this.#closed || !this.#clients.has(client) || idle.length >= IDLE_PER_SETTINGS) return this.#release(client);
+    this.#idle.set(key, [...idle, client]);
+    // A kept client not asked for again goes: a served reference holds no connection for long.
+    setTimeout(() => {
+      const now = this.#idle.get(key) ?? [];
+      if (!now.includes(client)) return;
+      this.#idle.set(key, now.filter((c) => c !== client));
+      void this.#release(client);
+    }, IDLE_MS).unref();
   }
 
   #open(configuration: Record<string, unknown>): pg.Client {
-    if (this.#closed) throw new Error('the reference is closing');
     const client = new pg.Client(clientConfig(configuration));
-    // An 'error' event (the server went away between queries) must not crash the process; the query in flight fails anyway.
-    client.on('error', () => {});
+    // An 'error' event (the server went away between queries) must not crash the process; the
+    // query in flight fails anyway, and a kept client that lost its server is not handed out again.
+    client.on('error', () => {
+      for (const [key, idle] of this.#idle) this.#idle.set(key, idle.filter((c) => c !== client));
+      void this.#release(client);
+    });
     this.#clients.add(client);
     return client;
   }
@@ -133,6 +189,7 @@ export class SourceDatabases {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#idle.clear();
     for (const client of this.#clients) {
       // Not client.end(): pg never settles a connect() under way once end() was called. A dropped
       // socket fails the connect or the query in flight at once, and withClient/stream end as they fail.

@@ -374,7 +374,7 @@ function readDeliveryLog(dir: string): { deliveries: NonNullable<RunResult['deli
  * is skipped with that reason instead of being run on the reference's answers (a guess).
  */
 function chooseProfile(flag: string | undefined, embedded: boolean): { profile: Profile; secrets: string[]; source: string } {
-  if (flag === 'reference' || (flag === undefined && embedded)) return { ...loadProfile(referenceProfilePath), source: 'reference (built in)' };
+  if (flag === 'reference' || (flag === undefined && embedded)) return { ...loadProfile(referenceProfilePath, process.env, { shipped: true }), source: 'reference (built in)' };
   if (flag === undefined) return { profile: { name: 'none' }, secrets: [], source: 'none (no --profile: checks that need what the spec does not show are skipped)' };
   return { ...loadProfile(resolve(flag)), source: flag };
 }

@@ -88,12 +88,9 @@ export interface ReadySource {
   acceptedShape?: 'minimal' | 'with-schemas';
 }
 
-/**
- * A fresh source connection, and the same minimal bulk sync request (schemas omitted: Rules 2)
- * repeated while the answer is the schema-cache 400 (Rules 1), until a 2xx or the profile's timeout.
- */
-export function readySource(): Promise<ReadySource> {
-  return once('ready-source', async () => {
+/** readySource's fresh source and its first answer, before any wait (prestartStages sends them before the first check). */
+export function readyStart(): Promise<{ kind: string; sourceId: string; repeat: StageRepeat }> {
+  return once('ready-source-start', async () => {
     const kind = sourceKind();
     await prepareKindTables(kind);
     const { id: sourceId } = await createConnection(kind);
@@ -101,8 +98,22 @@ export function readySource(): Promise<ReadySource> {
     const body = await bulkSyncBody(sourceId, { version: apiVersion(), destination, schemas: [] });
     delete body.schemas;
     const started = Date.now();
-    const first = await api().post('/api/bulk/syncs', body);
-    const { last, attempts } = await repeatWhileNotCached(body, undefined, first, 1, started, `the schema cache of a new ${kind} source connection`);
+    const last = await api().post('/api/bulk/syncs', body);
+    return { kind, sourceId, repeat: { body, version: undefined, last, attempts: 1, started, askedAt: Date.now() } };
+  });
+}
+
+/**
+ * A fresh source connection, and the same minimal bulk sync request (schemas omitted: Rules 2)
+ * repeated while the answer is the schema-cache 400 (Rules 1), until a 2xx or the profile's timeout.
+ */
+export function readySource(): Promise<ReadySource> {
+  return once('ready-source', async () => {
+    const { kind, sourceId, repeat } = await readyStart();
+    const { body, started } = repeat;
+    const first = repeat.last;
+    await repeatEachWhileNotCached([repeat], `the schema cache of a new ${kind} source connection`);
+    const { last, attempts } = repeat;
     const waitedMs = Date.now() - started;
     const cached = !isCacheNotReady(last);
     if (is2xx(last.status)) return { sourceId, first, last, attempts, waitedMs, cached, created: last, acceptedShape: 'minimal' };
@@ -144,6 +155,45 @@ export async function repeatWhileNotCached(
     });
   }
   return { last, attempts };
+}
+
+/** One fresh source's request repeated while in the stage (repeatEachWhileNotCached). */
+export interface StageRepeat {
+  body: Record<string, unknown>;
+  /** As repeatWhileNotCached's: undefined is the run's version, null none. */
+  version: string | null | undefined;
+  last: ApiResponse;
+  attempts: number;
+  started: number;
+  /** When `last` came: the bound is on the stage as answered, not on when the suite came back to ask. */
+  askedAt: number;
+}
+
+/**
+ * repeatWhileNotCached for several fresh sources at once: the first source still in its stage is
+ * tried again an interval after its last answer, and as soon as one is out of it (or was answered
+ * past the bound) the next is tried at once, until one answers in the stage. Sources made one after
+ * another end their stages about in turn: the walk waits about one stage, not one interval per
+ * source, and sends about as many requests as waiting for each in turn would. A source made long
+ * before (prestartStages) is asked again at once. Updates each item.
+ */
+export async function repeatEachWhileNotCached(items: readonly StageRepeat[], what: string): Promise<void> {
+  const timeoutMs = profile().schemaCache?.timeoutMs ?? 30_000;
+  const interval = profile().schemaCache?.retryIntervalMs ?? 500;
+  const inStage = (it: StageRepeat) => isCacheNotReady(it.last) && it.askedAt - it.started < timeoutMs;
+  if (!items.some(inStage)) return;
+  await waitingFor(what, timeoutMs, async () => {
+    for (let open = items.filter(inStage); open.length > 0; open = items.filter(inStage)) {
+      const wait = interval - (Date.now() - open[0]!.askedAt);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      for (const it of open) {
+        it.attempts += 1;
+        it.last = await api().post('/api/bulk/syncs', it.body, it.version === undefined ? {} : { version: it.version });
+        it.askedAt = Date.now();
+        if (inStage(it)) break;
+      }
+    }
+  });
 }
 
 /** A source whose schemas are cached: needed by every bulk sync check after BULK-002. */

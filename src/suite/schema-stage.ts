@@ -1,7 +1,7 @@
 import type { ApiResponse } from '../client/http-client.ts';
 import { values } from '../generators/input-space.ts';
-import { api, apiVersion, createConnection, kindProfile, once, profile } from './context.ts';
-import { bulkSyncBody, isCacheNotReady, kindSourceObjects, repeatWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
+import { api, apiVersion, createConnection, kindProfile, once, profile, settings } from './context.ts';
+import { bulkSyncBody, isCacheNotReady, kindSourceObjects, readyStart, repeatEachWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
 import { prepareKindTables } from './webhook-source.ts';
 
 // The "No schemas found" stage under every value of the version dimension (BULK-001, BULK-002):
@@ -34,10 +34,11 @@ export const stageEnded = (w: StageWalk) => w.last !== undefined && !isCacheNotR
 /**
  * Each version's walk; memoised, so BULK-001 and BULK-002 read the same requests. The walks run
  * one after another, phase by phase (every source made, then every first answer and its repeat,
- * then every wait for the stage's end): requests.json of two runs of one seed lists the same
- * requests in the same order, and the sources' stages still overlap, so the waits cost about one
- * stage, not six. The fresh sources of the other source kinds (BULK-002, source kinds) go through
- * the same phases, so their stages overlap the versions' too.
+ * then the repeats, each source's as soon as the one before is out of its stage:
+ * repeatEachWhileNotCached): requests.json of two runs of one seed lists the same requests in the
+ * same order, and the sources' stages overlap, so the waits cost about one stage, not one retry
+ * interval per source besides. The fresh sources of the other source kinds (BULK-002, source
+ * kinds) go through the same phases, so their stages overlap the versions' too.
  */
 export function stageWalk(): Promise<StageWalk[]> {
   return stageWalks().then((w) => w.versions);
@@ -65,32 +66,65 @@ export interface KindWalk {
   started: number;
 }
 
-function stageWalks(): Promise<{ versions: StageWalk[]; kinds: KindWalk[] }> {
-  return once('stage-walk', async () => {
+type KindStart = KindWalk & { body?: Record<string, unknown>; askedAt?: number };
+
+/** The walks' fresh sources made and their first answers (and repeats) got, before any wait: prestartStages sends them before the first check. */
+function stageStart(): Promise<{ asked: Array<StageWalk | Asked>; kinds: KindStart[] }> {
+  return once('stage-start', async () => {
     const kind = sourceKind();
     await prepareKindTables(kind);
     // Both destination kinds, alternately: the pairs version × destination of the accepted bodies are VER-002 to VER-006's.
     const destinations = (['objectStore', 'relationalDatabase'] as const).filter((d) => profile().kinds?.[d]?.destinationSettings);
     // The other kinds' sources first: their stages then end while the versions' are walked.
-    const kinds: Array<KindWalk & { body?: Record<string, unknown> }> = [];
+    const kinds: KindStart[] = [];
     for (const k of otherSourceKinds()) kinds.push(await prepareKind(k));
     const prepared: Prepared[] = [];
     for (const [i, v] of values('version').entries()) prepared.push(await prepare(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore'));
     const asked: Array<StageWalk | Asked> = [];
     for (const p of prepared) asked.push('body' in p ? await ask(p) : p);
-    for (const k of kinds) if (k.body) k.first = await api().post('/api/bulk/syncs', k.body);
-    const out: StageWalk[] = [];
-    for (const a of asked) out.push('body' in a ? await waitForEnd(a) : a);
     for (const k of kinds) {
-      if (!k.body || !k.first) continue;
-      const { last, attempts } = await repeatWhileNotCached(k.body, undefined, k.first, 1, k.started, `the schema cache of a ${k.kind} source`);
-      Object.assign(k, { last, attempts });
+      if (!k.body) continue;
+      k.first = await api().post('/api/bulk/syncs', k.body);
+      k.askedAt = Date.now();
     }
-    return { versions: out, kinds: kinds.map(({ body: _body, ...k }) => k) };
+    return { asked, kinds };
   });
 }
 
-async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<KindWalk & { body?: Record<string, unknown> }> {
+function stageWalks(): Promise<{ versions: StageWalk[]; kinds: KindWalk[] }> {
+  return once('stage-walk', async () => {
+    const { asked, kinds } = await stageStart();
+    // Every stage waited for together, the versions' first, then the kinds'.
+    const waits = asked.flatMap((a) => ('body' in a ? [{ a, r: { body: a.body, version: a.header, last: a.repeat, attempts: a.repeat === a.first ? 1 : 2, started: a.started, askedAt: a.askedAt } }] : []));
+    const kindWaits = kinds.flatMap((k) => (k.body && k.first ? [{ k, r: { body: k.body, version: undefined, last: k.first, attempts: 1, started: k.started, askedAt: k.askedAt ?? Date.now() } }] : []));
+    await repeatEachWhileNotCached([...waits.map((w) => w.r), ...kindWaits.map((w) => w.r)], `the schema caches of ${waits.length + kindWaits.length} fresh sources`);
+    const out: StageWalk[] = asked.map((a) => {
+      const w = waits.find((x) => x.a === a);
+      return w ? ended(a as Asked, w.r.last, w.r.attempts) : (a as StageWalk);
+    });
+    for (const { k, r } of kindWaits) Object.assign(k, { last: r.last, attempts: r.attempts });
+    return { versions: out, kinds: kinds.map(({ body: _body, askedAt: _askedAt, ...k }) => k) };
+  });
+}
+
+/**
+ * Makes the fresh sources the stage walks need (readySource's, then the versions' and the kinds')
+ * and sends their first requests before the first check, so that their stages pass while the first
+ * spec files run; each check waits at its turn for what is left. The requests go out here, in one
+ * place, so the request log keeps one order. A failure is met again by the checks that need them.
+ * Only in a run of every check (readySource) or of the stage's checks, and not in a shard.
+ */
+export async function prestartStages(): Promise<void> {
+  const s = settings();
+  if (s.sharded) return;
+  if (s.selected === undefined) await readyStart().catch(() => undefined);
+  if (s.selected === undefined || STAGE_CHECKS.some((id) => s.selected!.includes(id))) await stageStart().catch(() => undefined);
+}
+
+/** The checks that read the stage walks. */
+const STAGE_CHECKS = ['BULK-001', 'BULK-002', 'BULK-004'];
+
+async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<KindStart> {
   const started = Date.now();
   try {
     const { id } = await createConnection(kind);
@@ -112,6 +146,7 @@ interface Asked extends Ready {
   started: number;
   first: ApiResponse;
   repeat: ApiResponse;
+  askedAt: number;
 }
 
 async function prepare(version: string, destination: 'objectStore' | 'relationalDatabase'): Promise<Prepared> {
@@ -137,11 +172,10 @@ async function ask(p: Ready): Promise<Asked> {
   const first = await api().post('/api/bulk/syncs', p.body, options);
   // The same body again at once (a 2xx made a sync: nothing to repeat): during the stage both answers must be the spec's.
   const repeat = first.status >= 200 && first.status < 300 ? first : await api().post('/api/bulk/syncs', p.body, options);
-  return { ...p, started, first, repeat };
+  return { ...p, started, first, repeat, askedAt: Date.now() };
 }
 
-async function waitForEnd(a: Asked): Promise<StageWalk> {
-  const { version, header, body, started, first, repeat } = a;
-  const { last, attempts } = await repeatWhileNotCached(body, header, repeat, repeat === first ? 1 : 2, started, `the schema cache of a fresh source (${versionLabel(version)})`);
+function ended(a: Asked, last: ApiResponse, attempts: number): StageWalk {
+  const { version, first, repeat, started } = a;
   return { version, first, repeat: repeat === first ? undefined : repeat, last, attempts, waitedMs: Date.now() - started };
 }

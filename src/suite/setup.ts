@@ -1,10 +1,13 @@
 import { beforeAll, beforeEach } from 'vitest';
 import { settings } from './context.ts';
 import { prestart } from './webhook-answers.ts';
+import { prestartStages } from './schema-stage.ts';
 
 // Runs that take wall time rather than work start with the first spec file (once) and go on
 // while the others run; the checks that judge them wait for them at their turn.
 beforeAll(prestart);
+// The schema cache stages of the fresh sources made for the bulk sync checks pass the same way.
+beforeAll(prestartStages);
 
 // A requirement the profile declares unsupported is not run: its checks are skipped as
 // 'unsupported', which counts as judged for PROFILE requirements only (README › Verdicts).

@@ -8,6 +8,8 @@ import { atPointer, loadProfile, loadReferenceProfile } from '../../src/profile/
 describe('target profiles', () => {
   test('the reference profile is valid', () => {
     expect(loadReferenceProfile().name).toBe('reference');
+    // Runs load the shipped profile without compiling the schema: this is where it is checked.
+    expect(loadProfile(join(fixturesDir, 'profiles', 'reference.json')).profile.name).toBe('reference');
   });
 
   test('the example staging profile is valid, and values read from the environment are secrets', () => {
