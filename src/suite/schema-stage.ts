@@ -79,7 +79,7 @@ function stageStart(): Promise<{ asked: Array<StageWalk | Asked>; kinds: KindSta
     const kinds: KindStart[] = [];
     for (const k of otherSourceKinds()) kinds.push(await prepareKind(k));
     const prepared: Prepared[] = [];
-    for (const [i, v] of values('version').entries()) prepared.push(await prepare(String(v), destinations[i % Math.max(1, destinations.length)] ?? 'objectStore'));
+    for (const [i, v] of stageVersions().entries()) prepared.push(await prepare(v, destinations[i % Math.max(1, destinations.length)] ?? 'objectStore'));
     const asked: Array<StageWalk | Asked> = [];
     for (const p of prepared) asked.push('body' in p ? await ask(p) : p);
     for (const k of kinds) {
@@ -89,6 +89,18 @@ function stageStart(): Promise<{ asked: Array<StageWalk | Asked>; kinds: KindSta
     }
     return { asked, kinds };
   });
+}
+
+/**
+ * The versions whose stage is walked: every value of the version dimension, in a run's first (or
+ * only) pass. A later pass of --api-version all walks none: the first pass's walk already sent the
+ * stage's request under each version, as the VER checks (first pass only) try each version
+ * themselves; each later pass repeated six fresh sources and their stages for nothing new. The
+ * pass's own version is still walked there by BULK-001/002's checks without a version in the title.
+ */
+export function stageVersions(): string[] {
+  const pass = settings().versionPass;
+  return pass && !pass.first ? [] : values('version').map(String);
 }
 
 function stageWalks(): Promise<{ versions: StageWalk[]; kinds: KindWalk[] }> {
