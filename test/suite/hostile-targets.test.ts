@@ -76,10 +76,11 @@ interface Case {
    */
   boundMs: number;
   /**
-   * The run's own work in cheapest runs (default 10): what a busy machine stretches. A full run
-   * through a proxy is mostly work, not waiting, and boundMs is a small part of its bound on a busy
-   * machine: with three cases at once on a saturated machine (load 30-45 on 2 cores) such a run
-   * took up to 10.8 cheapest runs, so it gets 30. With the cheapest run at 3 s its bound is still
+   * The run's own work in cheapest runs (default 10): what a busy machine stretches, while boundMs
+   * does not. Measured with three cases at once on a saturated machine (load 30-45 on 2 cores), the
+   * cases that stop early took at most 3.0 cheapest runs; those that run every check against
+   * errors (500, 429) up to 5.7, so they get 20; a full run through a proxy is mostly work, not
+   * waiting, and took up to 15.6, so it gets 30. With the cheapest run at 3 s that bound is still
    * 3 min, far inside the defects' waits (30 min, an hour).
    */
   work?: number;
@@ -112,9 +113,9 @@ const CASES: Case[] = [
   { name: 'garbage (not HTTP)', make: () => tcpTarget((s) => s.end('\x00\x01garbage\r\n\r\n')), codes: [3], boundMs: 15_000 },
   { name: 'reset on connect', make: () => tcpTarget((s) => s.destroy()), codes: [3], boundMs: 15_000 },
   { name: 'HTML 200 everywhere', make: () => httpTarget((_q, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>hello</html>'); }), codes: [3], boundMs: 15_000 },
-  { name: '500 everywhere', make: () => httpTarget((_q, res) => json(res, 500, { status: 500, message: 'boom', metadata: null })), codes: [1], boundMs: 60_000 },
-  { name: '429 forever, Retry-After 1', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '1' })), codes: [1, 4], boundMs: 60_000 },
-  { name: '429 forever, Retry-After 3600', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '3600' })), codes: [1, 4], boundMs: 60_000 },
+  { name: '500 everywhere', make: () => httpTarget((_q, res) => json(res, 500, { status: 500, message: 'boom', metadata: null })), codes: [1], boundMs: 60_000, work: 20 },
+  { name: '429 forever, Retry-After 1', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '1' })), codes: [1, 4], boundMs: 60_000, work: 20 },
+  { name: '429 forever, Retry-After 3600', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '3600' })), codes: [1, 4], boundMs: 60_000, work: 20 },
   {
     name: 'a huge answer to every GET',
     make: withReference((e) => (e.request.method === 'GET' ? { ...e, status: 200, body: HUGE } : e)),
