@@ -4,7 +4,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { failedIds, ROOT, runCli, withoutTargetEnv, type CliRun } from './run-cli.ts';
 import { RUN_FLAGS } from '../../src/runner/run-flags.ts';
 import { OWNED_REPORTS } from '../../src/runner/write-reports.ts';
@@ -24,8 +24,8 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 // run's verdict and reports (a printed line pasted into a shell still gets a shell and a process).
 const servers = useRunServers(2);
 
-describe('dss-conformance run: bad input is one line and exit 2', () => {
-  test.each([
+describe.concurrent('dss-conformance run: bad input is one line and exit 2', () => {
+  test.for<[string[], RegExp]>([
     [['run', '--num-runs', 'many'], /--num-runs must be an integer/],
     [['run', '--bogus'], /^dss-conformance: unknown flag --bogus \(see 'dss-conformance run --help'\)$/m],
     [['run', '--api-key', '-starts-with-a-dash'], /--api-key: a value that starts with '-' is written --api-key=-VALUE/],
@@ -57,27 +57,27 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     [['run', '--exclude', 'MUST,INFERRED,PROFILE'], /leaves no requirement to run/],
     [['run', '--variant', 'no-version-eco'], /unknown benign variant 'no-version-eco' \(did you mean no-version-echo\?/],
     [['run', '--fault', 'put-merge-subscribers'], /unknown fault 'put-merge-subscribers' \(did you mean put-merges-subscribers\?/],
-  ])('%j', async (args, message) => {
-    const run = await servers.run(args as string[]);
+  ])('%j', async ([args, message], { expect }) => {
+    const run = await servers.run(args);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(oneLine(run.stderr)).toBe(true);
   });
 
-  test.each([
+  test.for<[NodeJS.ProcessEnv, RegExp]>([
     [{ DSS_SEED: '-3' }, /^dss-conformance: DSS_SEED must be between 0 and 2147483647 \(not negative\), got -3$/m],
     [{ DSS_BASE_URL: 'localhost:8080', DSS_API_KEY: 'k' }, /^dss-conformance: DSS_BASE_URL needs a scheme: http:\/\/localhost:8080/m],
     [{ DSS_ONLY: 'AUTH-01' }, /^dss-conformance: DSS_ONLY: unknown requirement ID AUTH-01 \(did you mean AUTH-001\?/m],
     [{ DSS_ALLOW_INCOMPLETE: 'maybe' }, /DSS_ALLOW_INCOMPLETE must be true or false/],
     [{ DSS_CONFIG: '/nonexistent/dssc.json' }, /^dss-conformance: config \/nonexistent\/dssc\.json: no such file$/m],
-  ])('a bad variable %j names the variable', async (env, message) => {
+  ])('a bad variable %j names the variable', async ([env, message], { expect }) => {
     const run = await servers.run(['run'], env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(oneLine(run.stderr)).toBe(true);
   });
 
-  test('a config file value names the file and the key', async () => {
+  test('a config file value names the file and the key', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     writeFileSync(join(dir, 'c.json'), JSON.stringify({ seed: 3, 'max-duration': '5 minutes', 'api-key': { $env: 'DSSC_UNSET_VAR' } }));
     const run = await servers.run(['run', '--config', join(dir, 'c.json')]);
@@ -86,30 +86,32 @@ describe('dss-conformance run: bad input is one line and exit 2', () => {
     expect(oneLine(run.stderr)).toBe(true);
   });
 
-  test('a profile that is not JSON, or breaks the profile schema, or names an unset variable', async () => {
+  test('a profile that is not JSON, or breaks the profile schema, or names an unset variable', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-profile-'));
     const cases: Array<[string, RegExp]> = [
       ['{ not json', /not JSON/],
       ['{"name": "x", "versions": {"default": "1999-01-01"}}', /versions\/default/],
       ['{"name": "x", "kinds": {"objectStore": {"type": "s3", "configuration": {"cloud_secret_access_key": {"$env": "DSSC_UNSET_VAR"}}}}}', /DSSC_UNSET_VAR is not set/],
     ];
-    for (const [i, [text, message]] of cases.entries()) {
+    const runs = await Promise.all(cases.map(([text], i) => {
       const file = join(dir, `p${i}.json`);
       writeFileSync(file, text);
-      const run = await servers.run(['run', '--profile', file]);
+      return servers.run(['run', '--profile', file]);
+    }));
+    for (const [i, run] of runs.entries()) {
       expect(run.code, run.stderr).toBe(2);
-      expect(run.stderr).toMatch(message);
+      expect(run.stderr).toMatch(cases[i]![1]);
       expect(oneLine(run.stderr)).toBe(true);
     }
   });
 });
 
-describe('dss-conformance run: the same refusal in a process of its own', () => {
-  test.each([
+describe.concurrent('dss-conformance run: the same refusal in a process of its own', () => {
+  test.for<[string[], NodeJS.ProcessEnv, RegExp]>([
     [['run', '--num-runs', 'many'], {}, /--num-runs must be an integer/],
     [['frobnicate'], {}, /unknown command 'frobnicate'/],
     [['run'], { DSS_SEED: '-3' }, /^dss-conformance: DSS_SEED must be between 0 and 2147483647/m],
-  ])('%j %j', async (args, env, message) => {
+  ])('%j %j', async ([args, env, message], { expect }) => {
     const run = await runCli(args, env);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
@@ -118,8 +120,8 @@ describe('dss-conformance run: the same refusal in a process of its own', () => 
   });
 });
 
-describe('dss-conformance run: a target that is down or not the service is exit 3', () => {
-  test('a closed port', async () => {
+describe.concurrent('dss-conformance run: a target that is down or not the service is exit 3', () => {
+  test('a closed port', async ({ expect }) => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
@@ -130,15 +132,17 @@ describe('dss-conformance run: a target that is down or not the service is exit 
     expect(oneLine(run.stderr)).toBe(true);
   });
 
-  test('a server that answers garbage, and one that answers HTML', async () => {
+  test('a server that answers garbage, and one that answers HTML', async ({ expect }) => {
     const garbage = createServer((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n'));
     await new Promise<void>((r) => garbage.listen(0, '127.0.0.1', r));
     const html = createServer((socket) => socket.end('HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: 6\r\nconnection: close\r\n\r\n<html>'));
     await new Promise<void>((r) => html.listen(0, '127.0.0.1', r));
     try {
-      for (const [server, message] of [[garbage, /not HTTP|reset/], [html, /not JSON/]] as const) {
-        const { port } = server.address() as { port: number };
-        const run = await runCli(['run', '--base-url', `http://127.0.0.1:${port}`, '--api-key', 'k-secret-1']);
+      const targets = [[garbage, /not HTTP|reset/], [html, /not JSON/]] as const;
+      // Both wait on their target: they run at once.
+      const runs = await Promise.all(targets.map(([server]) => runCli(['run', '--base-url', `http://127.0.0.1:${(server.address() as { port: number }).port}`, '--api-key', 'k-secret-1'])));
+      for (const [i, [, message]] of targets.entries()) {
+        const run = runs[i]!;
         expect(run.code, run.stderr).toBe(3);
         expect(run.stderr).toMatch(message);
         expect(run.stderr).not.toContain('k-secret-1');
@@ -151,8 +155,8 @@ describe('dss-conformance run: a target that is down or not the service is exit 
   });
 });
 
-describe('help: -h, --help and help COMMAND on every command', () => {
-  test.concurrent.each(['run', 'serve', 'faults', 'coverage', 'baseline', 'cleanup'])('%s', async (command) => {
+describe.concurrent('help: -h, --help and help COMMAND on every command', () => {
+  test.for(['run', 'serve', 'faults', 'coverage', 'baseline', 'cleanup'])('%s', async (command, { expect }) => {
     const outputs = await Promise.all([[command, '-h'], [command, '--help'], ['help', command]].map((args) => servers.run(args)));
     for (const run of outputs) {
       expect(run.code, run.stderr).toBe(0);
@@ -161,7 +165,7 @@ describe('help: -h, --help and help COMMAND on every command', () => {
     expect(new Set(outputs.map((r) => r.stdout)).size).toBe(1);
   });
 
-  test('run --help names every report file, every flag, and the DSS_* and --config rule', async () => {
+  test('run --help names every report file, every flag, and the DSS_* and --config rule', async ({ expect }) => {
     const { stdout } = await servers.run(['run', '--help']);
     for (const file of OWNED_REPORTS) expect(stdout).toContain(file);
     for (const flag of RUN_FLAGS) expect(stdout).toMatch(new RegExp(`^  --${flag.name}\\b`, 'm'));
@@ -170,8 +174,8 @@ describe('help: -h, --help and help COMMAND on every command', () => {
   });
 });
 
-describe('dss-conformance run: a wrong scheme for the port says so in one line, exit 3', () => {
-  test('https against a port that speaks plain HTTP', async () => {
+describe.concurrent('dss-conformance run: a wrong scheme for the port says so in one line, exit 3', () => {
+  test('https against a port that speaks plain HTTP', async ({ expect }) => {
     const plain = createHttpServer((_req, res) => res.end('{}'));
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
     try {
@@ -186,24 +190,26 @@ describe('dss-conformance run: a wrong scheme for the port says so in one line, 
   });
 });
 
-describe('dss-conformance run: settings from variables and a config file, selection', () => {
-  test('flag > DSS_* variable > config file, end to end', async () => {
+describe.concurrent('dss-conformance run: settings from variables and a config file, selection', () => {
+  test('flag > DSS_* variable > config file, end to end', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     const config = join(dir, 'run.json');
     writeFileSync(config, JSON.stringify({ seed: 11, 'num-runs': 2, only: ['AUTH-00?'], exclude: 'AUTH-002,AUTH-003,AUTH-005' }));
-    const fromFile = await servers.run(['run', '--config', config]);
+    const [fromFile, fromEnv, fromFlag] = await Promise.all([
+      servers.run(['run', '--config', config]),
+      servers.run(['run'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' }),
+      servers.run(['run', '--seed', '33'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' }),
+    ]);
     expect(fromFile.result!.seed).toBe(11);
     expect(ids(fromFile)).toEqual(['AUTH-001', 'AUTH-004']);
-    const fromEnv = await servers.run(['run'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
     expect(fromEnv.result!.seed).toBe(22);
     expect(ids(fromEnv)).toEqual(['AUTH-001']);
-    const fromFlag = await servers.run(['run', '--seed', '33'], { DSS_CONFIG: config, DSS_SEED: '22', DSS_ONLY: 'AUTH-001' });
     expect(fromFlag.result!.seed).toBe(33);
     // Every run prints the line that repeats it, the file's and the variables' settings included.
     expect(fromFlag.stdout).toMatch(/^rerun: npx dss-conformance run --seed 33 --num-runs 2 --only AUTH-001 --exclude AUTH-002,AUTH-003,AUTH-005$/m);
   });
 
-  test('--only an area with --exclude an ID: exactly those run; the rest is not selected, so INCOMPLETE (exit 4)', async () => {
+  test('--only an area with --exclude an ID: exactly those run; the rest is not selected, so INCOMPLETE (exit 4)', async ({ expect }) => {
     const run = await servers.run(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002']);
     expect(run.code).toBe(4);
     expect(ids(run)).toEqual(['AUTH-001', 'AUTH-003', 'AUTH-004', 'AUTH-005']);
@@ -233,7 +239,11 @@ function runLine(line: string, env: NodeJS.ProcessEnv): Promise<{ code: number |
   });
 }
 
-describe('dss-conformance run against a separately started serve', () => {
+// Alongside the other groups, its tests one after another: run at once, their whole runs queued for
+// the two run servers behind each other's, and on a saturated machine (load 40) one test's three
+// runs waited past the 10 min test timeout. A test's own runs still go at once: each touches only
+// what it creates (its run id in every name), as it must on a shared endpoint.
+describe.concurrent('dss-conformance run against a separately started serve', () => {
   let serve: ChildProcess;
   let baseUrl = '';
 
@@ -253,7 +263,7 @@ describe('dss-conformance run against a separately started serve', () => {
     serve.kill('SIGTERM');
   });
 
-  test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', async () => {
+  test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', { concurrent: false }, async ({ expect }) => {
     const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
     expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
     expect(run.result!.checks.filter((c) => c.status === 'skipped')).toEqual([]);
@@ -271,7 +281,7 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(run.stdout).not.toContain('k1-secret-key');
   });
 
-  test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails: INCOMPLETE, exit 4', async () => {
+  test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails: INCOMPLETE, exit 4', { concurrent: false }, async ({ expect }) => {
     const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
     expect(run.code, run.stdout.slice(-2000)).toBe(4);
     expect(run.result!.verdict!.verdict).toBe('INCOMPLETE');
@@ -283,10 +293,9 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(run.stdout).toMatch(/profile none \(no --profile/);
   });
 
-  test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', async () => {
+  test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', { concurrent: false }, async ({ expect }) => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '11', '--num-runs', '3', '--max-rps', '1000', '--only', WEBHOOK_IDS];
-    const builtIn = await servers.run(args);
-    const example = await servers.run([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')]);
+    const [builtIn, example] = await Promise.all([servers.run(args), servers.run([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')])]);
     const verdicts = (r: typeof builtIn) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(builtIn).length).toBeGreaterThanOrEqual(22);
     expect(verdicts(builtIn).every((v) => v.endsWith(': passed')), builtIn.stdout.slice(-2000)).toBe(true);
@@ -294,7 +303,7 @@ describe('dss-conformance run against a separately started serve', () => {
     expect(readFileSync(join(example.reports, 'junit.xml'), 'utf8')).not.toMatch(/Bearer (?!\[REDACTED\])[A-Za-z0-9_-]{20,}/);
   });
 
-  test('the rerun line and a check\'s replay line run as printed in a shell, keys from the variables they name', async () => {
+  test('the rerun line and a check\'s replay line run as printed in a shell, keys from the variables they name', { concurrent: false }, async ({ expect }) => {
     // Settings from all three sources: flags, variables (the org key, the rate) and a config file (the receiver).
     const dir = mkdtempSync(join(tmpdir(), 'dssc-config-'));
     writeFileSync(join(dir, 'run.json'), JSON.stringify({ 'receiver-host': '127.0.0.1', 'timestamp-tolerance-s': 200, 'api-key': { $env: 'MY_TARGET_KEY' } }));
@@ -304,22 +313,24 @@ describe('dss-conformance run against a separately started serve', () => {
     const rerun = /^rerun: (.*)$/m.exec(first.stdout)![1]!;
     expect(rerun).toBe(`npx dss-conformance run --base-url ${baseUrl} --api-key "$MY_TARGET_KEY" --org-key "$DSS_ORG_KEY" --profile reference --seed 8 --num-runs 2 --max-rps 1000 --receiver-host 127.0.0.1 --timestamp-tolerance-s 200 --allow-incomplete --only 'AUTH-00*,WH-001'`);
     expect(first.stdout).not.toContain('k1-secret-key');
-    const again = await runLine(rerun, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' });
+    // A check's replay line is the same line with --only ID in place of the selection.
+    const [again, one] = await Promise.all([
+      runLine(rerun, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' }),
+      runLine(`${first.result!.replay} --only AUTH-002`, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' }),
+    ]);
     expect(again.code, again.stdout.slice(-2000)).toBe(0);
     const verdicts = (r: RunResult) => r.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(again.result)).toEqual(verdicts(first.result!));
-    // A check's replay line is the same line with --only ID in place of the selection.
-    const one = await runLine(`${first.result!.replay} --only AUTH-002`, { MY_TARGET_KEY: 'k1-secret-key', DSS_ORG_KEY: 'o1-secret-key' });
     expect(one.result.checks.map((c) => `${c.id}: ${c.status}`)).toEqual(['AUTH-002: passed']);
   });
 
-  test('the same seed gives the same verdicts and the same generated requests', async () => {
+  test('the same seed gives the same verdicts and the same generated requests', { concurrent: false }, async ({ expect }) => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
-    const [a, b] = [await servers.run(args), await servers.run(args)];
+    // At once: a seed's requests may not depend on what else reaches the target meanwhile.
+    const [a, b, other] = await Promise.all([servers.run(args), servers.run(args), servers.run(args.map((x) => (x === '99' ? '100' : x)))]);
     const verdicts = (r: typeof a) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(a)).toEqual(verdicts(b));
     expect(readFileSync(join(a.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(b.reports, 'requests.json'), 'utf8'));
-    const other = await servers.run(args.map((x) => (x === '99' ? '100' : x)));
     expect(readFileSync(join(other.reports, 'requests.json'), 'utf8')).not.toEqual(readFileSync(join(a.reports, 'requests.json'), 'utf8'));
   });
 });
@@ -327,12 +338,12 @@ describe('dss-conformance run against a separately started serve', () => {
 const WEBHOOK_IDS = Array.from({ length: 22 }, (_, i) => `WH-${String(i + 1).padStart(3, '0')}`).join(',');
 
 describe.concurrent('hostile deliveries are recorded as violations and the run still finishes', () => {
-  test.each([
+  test.for([
     ['extra-delivery-not-json', 'not JSON'],
     ['extra-delivery-no-authorization', 'no Authorization header'],
     ['extra-delivery-gzip-bomb', 'inflated body over cap'],
     ['delivery-not-gzip', 'not gzip'],
-  ])('%s: "%s" in deliveries.json, junit.xml and the console', async (fault, violation) => {
+  ] as Array<[string, string]>)('%s: "%s" in deliveries.json, junit.xml and the console', async ([fault, violation], { expect }) => {
     const run = await servers.run(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS]);
     expect(run.code, run.stderr).toBe(1);
     const log = JSON.parse(readFileSync(join(run.reports, 'deliveries.json'), 'utf8')) as { deliveries: Array<{ violations: string[] }> };
@@ -343,8 +354,8 @@ describe.concurrent('hostile deliveries are recorded as violations and the run s
   });
 });
 
-describe('dss-conformance run against a faulty target', () => {
-  test('exits 1 naming the broken requirement, with a replay command that reproduces it alone', async () => {
+describe.concurrent('dss-conformance run against a faulty target', () => {
+  test('exits 1 naming the broken requirement, with a replay command that reproduces it alone', async ({ expect }) => {
     const run = await servers.run(['run', '--fault', 'put-merges-subscribers', '--seed', '3', '--num-runs', '10']);
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/FAIL EHS-002/);
@@ -358,8 +369,8 @@ describe('dss-conformance run against a faulty target', () => {
   });
 });
 
-describe('dss-conformance coverage and faults', () => {
-  test('coverage lists every requirement with its level and names what lacks a check or a fault', async () => {
+describe.concurrent('dss-conformance coverage and faults', () => {
+  test('coverage lists every requirement with its level and names what lacks a check or a fault', async ({ expect }) => {
     const run = await servers.run(['coverage']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/CONN-001\s+MUST/);
@@ -368,7 +379,7 @@ describe('dss-conformance coverage and faults', () => {
     expect(run.stdout).toMatch(/checked but no fault proves it: none/);
   });
 
-  test('faults lists each fault with the requirements it breaks', async () => {
+  test('faults lists each fault with the requirements it breaks', async ({ expect }) => {
     const run = await servers.run(['faults']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/put-merges-subscribers.*EHS-002/);

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test, type ExpectStatic } from 'vitest';
 import { startReference, type RunningReference } from '../../src/reference/index.ts';
 import { referenceProfilePath } from '../../src/profile/profile.ts';
 import type { RunResult } from '../../src/report/results.ts';
@@ -14,18 +14,20 @@ import { cliFixedCostMs } from '../helpers/cli-baseline.ts';
 // complete well-formed reports, a wall-time bound, and no secret in any output. None of them may
 // end CONFORMANT.
 
-let reference: RunningReference;
-/** The cheapest complete run's wall time now (test/helpers/cli-baseline.ts): bounds add to it. */
+/**
+ * The cheapest complete run's wall time (test/helpers/cli-baseline.ts), measured as LANES of them
+ * at once: the cases run that many at a time and slow each other down in the same proportion.
+ * Read-only once measured.
+ */
 let fixedMs = 0;
 const PROFILE_SECRETS = ['dssc-example-password', 'dssc-example-secret-key'];
 
-beforeAll(async () => {
-  reference = await startReference({ port: 0, faults: [] });
-  fixedMs = await cliFixedCostMs();
-}, 300_000);
-afterAll(async () => {
-  await reference?.close();
-});
+/**
+ * The cases run concurrently, as many as vitest's maxConcurrency (vitest.config.ts, 3) lets a file
+ * run: most of their time is waiting on a hostile target's time limits, and each case has all it
+ * uses to itself (its own reference, target, report folder), so none can see another's requests.
+ */
+const LANES = 3;
 
 /** Every encoding a leaked secret could take in an output. */
 function encodings(secret: string): string[] {
@@ -64,29 +66,46 @@ function outputs(dir: string, stdout: string, stderr: string): Array<[string, st
 
 interface Case {
   name: string;
-  make: () => Promise<Hostile>;
+  /** The hostile target, in front of this case's own reference where it needs a working API. */
+  make: (reference: RunningReference) => Promise<Target>;
   codes: number[];
   /**
-   * Wall-time bound of the whole CLI run on an idle machine; the test adds ten of the measured
+   * Wall-time bound of the whole CLI run on an idle machine; the test adds `work` of the measured
    * cheapest run's wall times, so the bound stretches with the machine's load. The defects it
    * catches wait far longer: an hour's Retry-After, the 30 min run budget, a timeout per request.
    */
   boundMs: number;
+  /**
+   * The run's own work in cheapest runs (default 10): what a busy machine stretches, while boundMs
+   * does not. Measured with three cases at once on a saturated machine (load 30-45 on 2 cores), the
+   * cases that stop early took at most 3.0 cheapest runs; those that run every check against
+   * errors (500, 429) up to 5.7, so they get 20; a full run through a proxy is mostly work, not
+   * waiting, and took up to 15.6, so it gets 30. With the cheapest run at 3 s that bound is still
+   * 3 min, far inside the defects' waits (30 min, an hour).
+   */
+  work?: number;
   args?: string[];
-  more?: (run: { stdout: string; stderr: string; result: RunResult | undefined }, target: Hostile) => void;
+  more?: (run: { stdout: string; stderr: string; result: RunResult | undefined }, target: Target, expect: ExpectStatic) => void;
 }
 
-const withReference = (transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }) => () => proxyTarget(reference.baseUrl, transform, stop);
+/** A hostile target; `peer` is a second one it sends the kit on to (the cross-origin redirect). */
+type Target = Hostile & { peer?: Hostile };
+
+const withReference = (transform: (e: Exchange) => Exchange | void, stop?: { after: number; how: 'die' | 'hang' }) => (reference: RunningReference) => proxyTarget(reference.baseUrl, transform, stop);
 const json = (res: import('node:http').ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 };
 
-let other: Hostile | undefined;
-
 /** The reference itself at a base URL with a path the kit appends /api/... to (nothing to close). */
-const referenceAt = (path: string) => async (): Promise<Hostile> => ({ url: `${reference.baseUrl}${path}`, authorized: 0, close: async () => {} });
+const referenceAt = (path: string) => async (reference: RunningReference): Promise<Target> => ({ url: `${reference.baseUrl}${path}`, authorized: 0, close: async () => {} });
 const failed = (result: RunResult | undefined) => result?.checks.filter((c) => c.status === 'failed').map((c) => c.id);
+
+/**
+ * 20 MB of spaces, made once: a fresh one per GET kept the test worker's thread, which serves every
+ * case's reference and target, busy long enough to time out the other cases' requests.
+ */
+const HUGE = Buffer.alloc(20 * 1024 * 1024, 0x20);
 
 const CASES: Case[] = [
   { name: 'refused', make: async () => { const t = await tcpTarget(() => undefined); await t.close(); return t; }, codes: [3], boundMs: 15_000 },
@@ -94,13 +113,13 @@ const CASES: Case[] = [
   { name: 'garbage (not HTTP)', make: () => tcpTarget((s) => s.end('\x00\x01garbage\r\n\r\n')), codes: [3], boundMs: 15_000 },
   { name: 'reset on connect', make: () => tcpTarget((s) => s.destroy()), codes: [3], boundMs: 15_000 },
   { name: 'HTML 200 everywhere', make: () => httpTarget((_q, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>hello</html>'); }), codes: [3], boundMs: 15_000 },
-  { name: '500 everywhere', make: () => httpTarget((_q, res) => json(res, 500, { status: 500, message: 'boom', metadata: null })), codes: [1], boundMs: 60_000 },
-  { name: '429 forever, Retry-After 1', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '1' })), codes: [1, 4], boundMs: 60_000 },
-  { name: '429 forever, Retry-After 3600', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '3600' })), codes: [1, 4], boundMs: 60_000 },
+  { name: '500 everywhere', make: () => httpTarget((_q, res) => json(res, 500, { status: 500, message: 'boom', metadata: null })), codes: [1], boundMs: 60_000, work: 20 },
+  { name: '429 forever, Retry-After 1', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '1' })), codes: [1, 4], boundMs: 60_000, work: 20 },
+  { name: '429 forever, Retry-After 3600', make: () => httpTarget((_q, res) => json(res, 429, { status: 429, message: 'slow down', metadata: null }, { 'retry-after': '3600' })), codes: [1, 4], boundMs: 60_000, work: 20 },
   {
     name: 'a huge answer to every GET',
-    make: withReference((e) => (e.request.method === 'GET' ? { ...e, status: 200, body: Buffer.alloc(20 * 1024 * 1024, 0x20) } : e)),
-    codes: [1], boundMs: 90_000,
+    make: withReference((e) => (e.request.method === 'GET' ? { ...e, status: 200, body: HUGE } : e)),
+    codes: [1], boundMs: 90_000, work: 30,
   },
   {
     name: 'slow drip',
@@ -114,23 +133,26 @@ const CASES: Case[] = [
   {
     name: 'cross-origin redirect (no credential crosses)',
     make: async () => {
-      other = await httpTarget((_q, res) => json(res, 200, { data: {} }));
-      return httpTarget((q, res) => { res.writeHead(307, { location: `${other!.url}${q.url ?? '/'}` }); res.end(); });
+      const peer = await httpTarget((_q, res) => json(res, 200, { data: {} }));
+      const front = await httpTarget((q, res) => { res.writeHead(307, { location: `${peer.url}${q.url ?? '/'}` }); res.end(); });
+      const closeFront = front.close;
+      // The same object (its count of authorized requests is live), closing both.
+      return Object.assign(front, { peer, close: async () => { await closeFront(); await peer.close(); } });
     },
     codes: [3], boundMs: 15_000,
-    more: () => expect(other?.authorized).toBe(0),
+    more: (_run, target, expect) => expect(target.peer?.authorized).toBe(0),
   },
   {
     name: '403 for unknown ids',
     make: withReference((e) => (e.status === 404 ? rewriteJson({ ...e, status: 403 }, (j) => ({ ...j, status: 403 })) : e)),
-    codes: [1], boundMs: 90_000,
-    more: ({ result }) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('EHB-002'),
+    codes: [1], boundMs: 90_000, work: 30,
+    more: ({ result }, _t, expect) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('EHB-002'),
   },
   {
     name: 'empty error bodies',
     make: withReference((e) => (e.status >= 400 ? { ...e, body: Buffer.alloc(0) } : e)),
-    codes: [1], boundMs: 90_000,
-    more: ({ result }) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('ERR-001'),
+    codes: [1], boundMs: 90_000, work: 30,
+    more: ({ result }, _t, expect) => expect(result?.checks.filter((c) => c.status === 'failed').map((c) => c.id)).toContain('ERR-001'),
   },
   {
     // Every request gets the reference's "no route" 404 (JSON), which reads like an unknown id.
@@ -138,7 +160,7 @@ const CASES: Case[] = [
     make: referenceAt('/api'),
     args: ['--only', 'AUTH-001,EHS-007'],
     codes: [3], boundMs: 60_000,
-    more: ({ stderr, result }) => {
+    more: ({ stderr, result }, _t, expect) => {
       expect(stderr).toMatch(/has no route of the API: every request with the key was answered "no route" \(.*\); the base URL should not end in \/api: try http:\/\/127\.0\.0\.1:\d+\n?$/);
       expect(result?.aborted).toMatchObject({ exitCode: 3 });
     },
@@ -147,7 +169,7 @@ const CASES: Case[] = [
     name: 'a JSON 404 for every request',
     make: () => httpTarget((_q, res) => json(res, 404, { key: 'not_found', message: 'no route', metadata: null, status: 404 })),
     codes: [3], boundMs: 60_000,
-    more: ({ stderr }) => {
+    more: ({ stderr }, _t, expect) => {
       expect(stderr).toMatch(/has no route of the API/);
       expect(stderr).not.toMatch(/should not end in \/api/);
     },
@@ -158,36 +180,46 @@ const CASES: Case[] = [
     make: withReference((e) => (e.request.method === 'POST' && e.request.url.startsWith('/api/connections') ? rewriteJson({ ...e, status: 404 }, () => ({ key: 'not_found', message: 'no route', metadata: null, status: 404 })) : e)),
     args: ['--only', 'AUTH-001'],
     codes: [1], boundMs: 90_000,
-    more: ({ result }) => expect(failed(result)).toContain('AUTH-001'),
+    more: ({ result }, _t, expect) => expect(failed(result)).toContain('AUTH-001'),
   },
   { name: 'dies mid-run', make: withReference(() => undefined, { after: 40, how: 'die' }), codes: [1, 4], boundMs: 90_000 },
   { name: 'hangs mid-run', make: withReference(() => undefined, { after: 40, how: 'hang' }), codes: [1, 4], boundMs: 90_000 },
   {
     name: 'echoes every request into its answers',
     make: withReference(echoRequests()),
-    codes: [1], boundMs: 90_000,
+    codes: [1], boundMs: 90_000, work: 30,
   },
   {
     name: 'control characters and CI commands in its messages',
     make: withReference((e) => (e.status >= 400 ? rewriteJson(e, (j) => ({ ...j, message: `\x1b[31mred\x1b[0m\n::error title=pwned::owned\n##vso[task.setvariable variable=x]1\r\u202e\x00` })) : e)),
-    codes: [1], boundMs: 90_000,
-    more: ({ stdout }) => {
+    codes: [1], boundMs: 90_000, work: 30,
+    more: ({ stdout }, _t, expect) => {
       expect(stdout).not.toMatch(/[\x00\x1b\r\u202e]/);
       expect(stdout.split('\n').filter((l) => /^\s*(::|##vso\[|##\[)/.test(l))).toEqual([]);
     },
   },
 ];
 
-describe('hostile targets never end CONFORMANT', () => {
-  test.each(CASES)('$name', async (c) => {
-    const target = await c.make();
+/** The longest first (the full runs behind a proxy), so no long case starts last and runs alone. */
+const LONGEST_FIRST = [...CASES].sort((a, b) => b.boundMs - a.boundMs);
+
+describe.concurrent('hostile targets never end CONFORMANT', () => {
+  beforeAll(async () => {
+    fixedMs = Math.max(...(await Promise.all(Array.from({ length: LANES }, () => cliFixedCostMs()))));
+  }, 300_000);
+
+  test.for(LONGEST_FIRST)('$name', { timeout: 900_000 }, async (c, { expect }) => {
+    // Its own reference: the runs that reach one create and list data, and no case may see another's.
+    const reference = await startReference({ port: 0, faults: [] });
+    const target = await c.make(reference);
     const started = Date.now();
     try {
-      const bound = c.boundMs + 10 * fixedMs;
+      const work = c.work ?? 10;
+      const bound = c.boundMs + work * fixedMs;
       const run = await runCli(['run', '--base-url', target.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(c.args ?? [])], {}, bound + 30_000);
       const elapsed = Date.now() - started;
       expect(c.codes, `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
-      expect(elapsed, `bound ${bound} ms (${c.boundMs} + 10 × ${fixedMs})`).toBeLessThan(bound);
+      expect(elapsed, `bound ${bound} ms (${c.boundMs} + ${work} × ${fixedMs})`).toBeLessThan(bound);
       // Complete, well-formed reports, whatever the exit.
       expect(run.result, 'results.json').toBeDefined();
       expect(run.result?.verdict?.verdict).not.toBe('CONFORMANT');
@@ -199,16 +231,15 @@ describe('hostile targets never end CONFORMANT', () => {
           for (const form of encodings(secret)) expect(holds(text, form), `${file} holds a secret (${form.slice(0, 4)}…)`).toBe(false);
         }
       }
-      c.more?.({ stdout: run.stdout, stderr: run.stderr, result: run.result }, target);
+      c.more?.({ stdout: run.stdout, stderr: run.stderr, result: run.result }, target, expect);
     } finally {
       await target.close();
-      await other?.close();
-      other = undefined;
+      await reference.close();
     }
-  }, 900_000);
+  });
 });
 
-describe('an echoing target, secrets JSON escapes and a 2-character key', () => {
+describe.concurrent('an echoing target, secrets JSON escapes and a 2-character key', () => {
   const ENV_SECRET = 'env"\\secret-3';
   const DB_PASSWORD = 'pw"\\secret-4';
   let dir: string;
@@ -223,10 +254,10 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  test.each([
+  test.for([
     { name: 'a quote and a backslash in the API key, org key, a profile $env secret and the --source-db password', apiKey: 'ak"\\quote-Key1', orgKey: 'org"\\Key-2x', only: [] as string[] },
     { name: 'a 2-character API key', apiKey: 'k1', orgKey: 'org-Key-2x', only: ['auth', 'errors', 'CONN-001'] },
-  ])('$name: no secret in any output', async ({ apiKey, orgKey, only }) => {
+  ])('$name: no secret in any output', async ({ apiKey, orgKey, only }, { expect }) => {
     const upstream = await startReference({ port: 0, faults: [], apiKey, orgKey });
     const bodies: string[] = [];
     const auth = new Set<string>();
@@ -236,7 +267,9 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
     }));
     try {
       const dbUrl = `postgres://dssc:${encodeURIComponent(DB_PASSWORD)}@127.0.0.1:9/dssc`;
-      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '2000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
+      // 5 s per request, as the cases above: with 2 s, a busy machine (three runs at once, the
+      // references and targets all in this worker) left the preflight unanswered: exit 3.
+      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
       expect([1, 4], `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
       await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
       // The secrets really went out, so the echo really carried them back.
@@ -257,10 +290,10 @@ describe('an echoing target, secrets JSON escapes and a 2-character key', () => 
     }
   });
 
-  test.each([
+  test.for([
     ['its factory throws', 'export default (ctx) => { throw new Error(`login refused for ${ctx.apiKey}: ${JSON.stringify({ key: ctx.apiKey, env: process.env.DSSC_TEST_ENV_SECRET })}`); };'],
     ['it throws as it loads', 'throw new Error(`no ${JSON.stringify(JSON.stringify({ s: process.env.DSSC_TEST_ENV_SECRET }))}`);'],
-  ])('an adapter whose error quotes the secrets (%s): one redacted line, exit 2', async (_name, source) => {
+  ] as Array<[string, string]>)('an adapter whose error quotes the secrets (%s): one redacted line, exit 2', async ([_name, source], { expect }) => {
     const adapter = join(dir, `adapter-${source.length}.mjs`);
     writeFileSync(adapter, source);
     const apiKey = 'ak"\\quote-Key1';

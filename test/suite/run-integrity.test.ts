@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, test } from 'vitest';
 import { startReference, type RunningReference } from '../../src/reference/index.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { proxyTarget, type Hostile } from './hostile-servers.ts';
@@ -35,9 +35,11 @@ afterAll(async () => {
 const targetArgs = () => ['--base-url', slow.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '3', '--num-runs', '3'];
 const readResult = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as RunResult;
 
-describe('interruption', () => {
-  test('SIGTERM mid-run: complete reports within 5 s, unfinished requirements are errors, never CONFORMANT', async () => {
+describe.concurrent('interruption', () => {
+  test('SIGTERM mid-run: complete reports within 5 s, unfinished requirements are errors, never CONFORMANT', async ({ expect }) => {
     const reports = mkdtempSync(join(tmpdir(), 'dssc-sigterm-'));
+    // The baseline is measured while this run (and whatever else) goes on, under the same load.
+    const baseline = cliFixedCostMs();
     const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'run', ...targetArgs(), '--reports', reports], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let signalledAt = 0;
@@ -52,7 +54,8 @@ describe('interruption', () => {
     expect(signalledAt, stdout).toBeGreaterThan(0);
     // 5 s on an idle machine, plus three of the cheapest run's wall times measured now: a run that
     // waits for its checks to end instead of stopping takes the rest of the suite (minutes here).
-    expect(Date.now() - signalledAt).toBeLessThan(5_000 + 3 * (await cliFixedCostMs()));
+    const stoppedMs = Date.now() - signalledAt;
+    expect(stoppedMs).toBeLessThan(5_000 + 3 * (await baseline));
     expect([1, 4]).toContain(code);
     const result = readResult(reports);
     expect(result.interrupted).toBe('interrupted by SIGTERM');
@@ -73,13 +76,15 @@ describe('interruption', () => {
     expect(readdirSync(reports).filter((f) => f.startsWith('.dssc-'))).toEqual([]);
   }, 600_000);
 
-  test('--max-duration: the run stops at its budget with complete reports', async () => {
+  test('--max-duration: the run stops at its budget with complete reports', async ({ expect }) => {
+    // The baseline is measured while this run goes on, under the same load.
+    const baseline = cliFixedCostMs();
     const started = Date.now();
     const run = await runCli(['run', ...targetArgs(), '--max-duration', '3s']);
     const elapsed = Date.now() - started;
     // The budget (3 s) and 9 s of start and reports on an idle machine, plus three of the cheapest
     // run's wall times measured now; without the budget the run would go on for minutes.
-    expect(elapsed).toBeLessThan(12_000 + 3 * (await cliFixedCostMs()));
+    expect(elapsed).toBeLessThan(12_000 + 3 * (await baseline));
     expect(run.code).toBe(4);
     expect(run.result?.interrupted).toMatch(/--max-duration budget of 3 s ran out/);
     expect(run.result?.verdict?.verdict).toBe('INCOMPLETE');
@@ -87,8 +92,8 @@ describe('interruption', () => {
   }, 600_000);
 });
 
-describe('reports are never stale', () => {
-  test('exit 3 replaces the previous green junit.xml with one saying why', async () => {
+describe.concurrent('reports are never stale', () => {
+  test('exit 3 replaces the previous green junit.xml with one saying why', async ({ expect }) => {
     const reports = mkdtempSync(join(tmpdir(), 'dssc-stale-'));
     writeFileSync(join(reports, 'junit.xml'), '<testsuites name="old green run" tests="70" failures="0"/>');
     writeFileSync(join(reports, 'results.json'), '{"old": true}');
@@ -112,21 +117,20 @@ describe('reports are never stale', () => {
   });
 });
 
-describe('setup errors are exit 2 with one line', () => {
-  test('an adapter whose factory throws, or that lacks a method', async () => {
+describe.concurrent('setup errors are exit 2 with one line', () => {
+  test('an adapter whose factory throws, or that lacks a method', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-'));
     writeFileSync(join(dir, 'throws.mjs'), 'export default () => { throw new Error("boom"); };\n');
     writeFileSync(join(dir, 'partial.mjs'), 'export default () => ({ createWebhookConnection() {} });\n');
-    const throws = await servers.run(['run', '--adapter', join(dir, 'throws.mjs')]);
+    const [throws, partial] = await Promise.all([servers.run(['run', '--adapter', join(dir, 'throws.mjs')]), servers.run(['run', '--adapter', join(dir, 'partial.mjs')])]);
     expect(throws.code).toBe(2);
     expect(throws.stderr.trim()).toMatch(/^dss-conformance: --adapter .*throws\.mjs: the factory threw: boom$/);
-    const partial = await servers.run(['run', '--adapter', join(dir, 'partial.mjs')]);
     expect(partial.code).toBe(2);
     expect(partial.stderr.trim()).toMatch(/missing operation\(s\) createModelSync, startRun, waitForRun, createSourceConnection \+ createModel or createSource \+ writeRows$/);
     expect(partial.result?.aborted?.exitCode).toBe(2);
   });
 
-  test('a receiver port already in use', async () => {
+  test('a receiver port already in use', async ({ expect }) => {
     const server = createServer();
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as { port: number };
@@ -140,37 +144,41 @@ describe('setup errors are exit 2 with one line', () => {
   });
 });
 
-describe('adapter operations that fail', () => {
-  test('an operation declared Unsupported skips its checks as unsupported; any other exception makes them errors', async () => {
+describe.concurrent('adapter operations that fail', () => {
+  test('an operation declared Unsupported skips its checks as unsupported; any other exception makes them errors', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-ops-'));
     const example = join(ROOT, 'fixtures/adapters/example-adapter.mjs');
     const variant = (name: string, thrown: string) =>
       writeFileSync(join(dir, name), `import make from ${JSON.stringify(example)};\nexport default async (ctx) => ({ ...(await make(ctx)), async createModel() { ${thrown} } });\n`);
     variant('unsupported.mjs', "const e = new Error('this target has no writable source'); e.name = 'Unsupported'; throw e;");
     variant('broken.mjs', "throw new Error('source service answered 500');");
-    const unsupported = await servers.run(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']);
+    const [unsupported, broken] = await Promise.all([
+      servers.run(['run', '--adapter', join(dir, 'unsupported.mjs'), '--only', 'WH-001,WH-002', '--seed', '1']),
+      servers.run(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']),
+    ]);
     expect(unsupported.result?.checks.map((c) => [c.id, c.status, c.skipClass])).toEqual([['WH-001', 'skipped', 'unsupported'], ['WH-002', 'skipped', 'unsupported']]);
     expect(unsupported.result?.checks[0]?.reason).toMatch(/^unsupported: the adapter could not create a model over the source table: this target has no writable source$/);
-    const broken = await servers.run(['run', '--adapter', join(dir, 'broken.mjs'), '--only', 'WH-001', '--seed', '1']);
     expect(broken.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-001', 'error', 'the adapter could not create a model over the source table: source service answered 500']]);
     expect(broken.code).toBe(4);
   });
 });
 
-describe('partial gates and known failures', () => {
-  test('a selection is INCOMPLETE (exit 4), or exit 0 with --allow-incomplete', async () => {
-    const run = await servers.run(['run', '--only', 'AUTH-001', '--seed', '1']);
+describe.concurrent('partial gates and known failures', () => {
+  test('a selection is INCOMPLETE (exit 4), or exit 0 with --allow-incomplete', async ({ expect }) => {
+    const [run, allowed] = await Promise.all([servers.run(['run', '--only', 'AUTH-001', '--seed', '1']), servers.run(['run', '--only', 'AUTH-001', '--seed', '1', '--allow-incomplete'])]);
     expect(run.code).toBe(4);
     expect(run.result?.verdict?.unjudged).toContain('AUTH-002 (skipped: not-selected)');
-    const allowed = await servers.run(['run', '--only', 'AUTH-001', '--seed', '1', '--allow-incomplete']);
     expect(allowed.code).toBe(0);
     expect(allowed.stdout).toMatch(/^verdict: INCOMPLETE/m);
   });
 
-  test('a baselined failure is expected-fail; a stale entry fails the run', async () => {
+  test('a baselined failure is expected-fail; a stale entry fails the run', async ({ expect }) => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-baseline-run-'));
     writeFileSync(join(dir, 'known.json'), JSON.stringify({ entries: [{ id: 'EHS-007', reason: 'vendor ticket 42' }, { id: 'ERR-005', reason: 'vendor ticket 42' }] }));
-    const known = await servers.run(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]);
+    const [known, stale] = await Promise.all([
+      servers.run(['run', '--fault', 'put-unknown-id-200', '--seed', '3', '--num-runs', '10', '--baseline', join(dir, 'known.json')]),
+      servers.run(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]),
+    ]);
     expect(known.code, known.stdout.slice(-2000)).toBe(0);
     expect(known.result?.checks.find((c) => c.id === 'EHS-007')?.status).toBe('expected-fail');
     expect(known.result?.verdict?.verdict).toBe('CONFORMANT');
@@ -178,7 +186,6 @@ describe('partial gates and known failures', () => {
     // The live console says what the reports say: the accepted failure is xfail as it finishes, never FAIL.
     expect(known.stdout).toMatch(/^ {2}xfail {2}EHS-007 .* {2}\(baseline: vendor ticket 42\)$/m);
     expect(known.stdout).not.toMatch(/^ {2}FAIL {2}EHS-007/m);
-    const stale = await servers.run(['run', '--seed', '3', '--num-runs', '10', '--only', 'EHS-007', '--baseline', join(dir, 'known.json')]);
     expect(stale.code).toBe(1);
     expect(stale.stdout).toMatch(/stale baseline entry "EHS-007"/);
     // A stale entry's check is never printed pass: its line waits for the run's end and says STALE.
