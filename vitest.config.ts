@@ -39,7 +39,7 @@ export default defineConfig({
     maxConcurrency: 3,
     sequence: { sequencer: LongestFirst },
     // Three files at a time on 2 cores: most files wait on child processes, loopback servers and
-    // hostile targets' time limits (the hostile-target file is ~260 s of mostly waiting), so the
+    // hostile targets' time limits (the hostile-target cases, three at a time, ~90 s idle), so the
     // others fill the gaps (vitest's default on 2 cores is one file at a time; two left ~1,500
     // file-seconds in a 13-minute run).
     maxWorkers: 3,
