@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Exchange } from '../../src/client/http-client.ts';
 import { loadReferenceProfile } from '../../src/profile/profile.ts';
-import { readCreated } from '../../src/report/created-log.ts';
+import { readCreated, startCreatedLog } from '../../src/report/created-log.ts';
 import { Redactor } from '../../src/report/redact.ts';
 import { cleanupClient, cleanupLines, deleteResources } from '../../src/runner/delete-resources.ts';
 import { creationsOf, noteCreation } from '../../src/suite/creations.ts';
@@ -27,6 +27,8 @@ function exchange(method: string, url: string, status: number, answer: unknown, 
 describe('noting creations', () => {
   test('the kit\'s creations answered 2xx with an id, under a base URL with a path of its own; nothing else', () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-created-'));
+    // The runner's side: the log the worker appends to (it never creates it).
+    startCreatedLog(dir);
     const creations = creationsOf(loadReferenceProfile(), false);
     const base = 'http://target.example/prefix';
     noteCreation(exchange('POST', `${base}/api/connections`, 200, { data: { id: 'c1' } }, { name: 'dssc-0000abcd-crm-1' }), creations, dir, base);
