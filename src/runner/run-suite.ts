@@ -6,7 +6,7 @@ import { packageRoot } from '../paths.ts';
 import { pollSettings } from '../adapters/options.ts';
 import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
-import { specGlob } from './spec-files.ts';
+import { specFilesFor, specGlob } from './spec-files.ts';
 
 /**
  * The kit's own modules, loaded by Node in the suite's worker as the CLI loads them (Node strips the
@@ -59,7 +59,8 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       root: packageRoot,
       config: false,
       watch: false,
-      include: [specGlob()],
+      // A shard keeps every file: vitest's slice of the files must be the same in every shard.
+      include: settings.sharded ? [specGlob()] : specFilesFor(settings.selected),
       setupFiles: [setupFile()],
       exclude: RECEIVER_SPECS,
       reporters: [collector],

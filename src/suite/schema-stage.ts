@@ -3,6 +3,7 @@ import { values } from '../generators/input-space.ts';
 import { api, apiVersion, createConnection, kindProfile, once, profile, settings } from './context.ts';
 import { bulkSyncBody, isCacheNotReady, kindSourceObjects, readyStart, repeatEachWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
 import { prepareKindTables } from './webhook-source.ts';
+import { selectsAny, STAGE_CHECKS } from './prestart-checks.ts';
 
 // The "No schemas found" stage under every value of the version dimension (BULK-001, BULK-002):
 // a stage wired into one version's code path only, or an answer right the first time and wrong
@@ -130,11 +131,9 @@ export async function prestartStages(): Promise<void> {
   const s = settings();
   if (s.sharded) return;
   if (s.selected === undefined) await readyStart().catch(() => undefined);
-  if (s.selected === undefined || STAGE_CHECKS.some((id) => s.selected!.includes(id))) await stageStart().catch(() => undefined);
+  if (selectsAny(s.selected, STAGE_CHECKS)) await stageStart().catch(() => undefined);
 }
 
-/** The checks that read the stage walks. */
-const STAGE_CHECKS = ['BULK-001', 'BULK-002', 'BULK-004'];
 
 async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<KindStart> {
   const started = Date.now();

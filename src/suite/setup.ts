@@ -1,13 +1,17 @@
 import { beforeAll, beforeEach } from 'vitest';
 import { settings } from './context.ts';
-import { prestart } from './webhook-answers.ts';
-import { prestartStages } from './schema-stage.ts';
+import { selectsAny, STAGE_CHECKS, WEBHOOK_PRESTART_CHECKS } from './prestart-checks.ts';
 
 // Runs that take wall time rather than work start with the first spec file (once) and go on
-// while the others run; the checks that judge them wait for them at their turn.
-beforeAll(prestart);
+// while the others run; the checks that judge them wait for them at their turn. Their modules are
+// loaded only by a run that selects a check they serve.
+beforeAll(async () => {
+  if (selectsAny(settings().selected, WEBHOOK_PRESTART_CHECKS)) await (await import('./webhook-answers.ts')).prestart();
+});
 // The schema cache stages of the fresh sources made for the bulk sync checks pass the same way.
-beforeAll(prestartStages);
+beforeAll(async () => {
+  if (selectsAny(settings().selected, STAGE_CHECKS)) await (await import('./schema-stage.ts')).prestartStages();
+});
 
 // A requirement the profile declares unsupported is not run: its checks are skipped as
 // 'unsupported', which counts as judged for PROFILE requirements only (README › Verdicts).

@@ -7,6 +7,7 @@ import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
 import { values } from '../generators/input-space.ts';
 import { otherActivity } from './later.ts';
+import { selectsAny, WEBHOOK_PRESTART_CHECKS } from './prestart-checks.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -258,7 +259,7 @@ export async function prestart(): Promise<void> {
   const s = settings();
   // A shard may not hold the webhook checks at all: there WH-007 starts its run at its own turn.
   if (s.sharded) return;
-  if (s.selected !== undefined && !s.selected.includes('WH-007')) return;
+  if (!selectsAny(s.selected, WEBHOOK_PRESTART_CHECKS)) return;
   if (s.profile.unsupported?.['WH-007'] !== undefined) return;
   await begin('slow-receiver', SLOW_PLAN).catch(() => undefined);
 }
