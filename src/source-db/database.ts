@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { JsonType, Row, SourceColumn, SourceDatabase, SourceTable } from '../adapters/types.ts';
 import { DEFAULT_SCHEMA, parseSourceDbUrl, targetView, type ParsedSourceDb } from './url.ts';
 
@@ -76,7 +76,9 @@ export class SourceDb {
   /** The schema this run's tables are created in. */
   readonly schema: string;
   private readonly runId: string;
-  private readonly pool: pg.Pool;
+  /** Made at the first query: a process that never queries (most narrow runs' suite workers) does not load pg. */
+  private pool: Promise<pg.Pool> | undefined;
+  private readonly poolConfig: pg.PoolConfig;
   private readonly db: ParsedSourceDb;
   /** The names created by this object, all in this.schema. */
   private readonly created = new Set<string>();
@@ -93,9 +95,16 @@ export class SourceDb {
     this.prefix = runPrefix(runId);
     this.schema = o.schema ?? DEFAULT_SCHEMA;
     // A few connections: the kit writes one scenario's rows at a time.
-    this.pool = new pg.Pool({ connectionString: this.db.url, max: 3, connectionTimeoutMillis: o.connectTimeoutMs ?? 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
-    // An idle connection the server drops must not crash the run; the next query reports it.
-    this.pool.on('error', () => undefined);
+    this.poolConfig = { connectionString: this.db.url, max: 3, connectionTimeoutMillis: o.connectTimeoutMs ?? 30_000, idleTimeoutMillis: 10_000, allowExitOnIdle: true };
+  }
+
+  private connect(): Promise<pg.Pool> {
+    return (this.pool ??= import('pg').then(({ default: driver }) => {
+      const pool = new driver.Pool(this.poolConfig);
+      // An idle connection the server drops must not crash the run; the next query reports it.
+      pool.on('error', () => undefined);
+      return pool;
+    }));
   }
 
   /** Where the kit connects: host:port, for messages (never the password). */
@@ -258,13 +267,13 @@ export class SourceDb {
   }
 
   async close(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
+    if (this.pool) await (await this.pool).end().catch(() => undefined);
   }
 
   /** Every query: a failure is one line naming host:port (the URL, with its password, never). */
   private async query(text: string, params?: unknown[]): Promise<pg.QueryResult> {
     try {
-      return await this.pool.query(text, params);
+      return await (await this.connect()).query(text, params);
     } catch (error) {
       const e = error as NodeJS.ErrnoException & { code?: string };
       const reason = String(e.message || e.code || e).split('\n')[0] ?? '';
