@@ -214,7 +214,7 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
  * The settings a model sync starts with, as the first PUT that leaves them out answers them (Rule
  * 1 keeps them): the run's own model sync never shows them, since every check first PUTs a full
  * known state. So a model sync is made for this when the profile gives the request; not when it
- * names an existing one (the profile then asks that nothing be created).
+ * names an existing one (the suite then creates no model sync, as modelSyncId does not).
  */
 async function freshSettingsHaveTypes(t: TestContext): Promise<void> {
   const m = profile().modelSync;
