@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, fcParams, idOf, need, profile, unknownId } from '../src/suite/context.ts';
+import { api, apiVersion, fcParams, idOf, need, profile, Unmet, unknownId } from '../src/suite/context.ts';
 import { dataOf, expectEveryCase, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
 import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '../src/generators/coverage.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
-import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, createModelSync, modelSyncId } from '../src/suite/fixtures.ts';
 import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
 import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
@@ -207,7 +207,25 @@ check('EHS-005 a valid PUT answers 200 { data: SyncErrorHandling } with the spec
     }),
     fcParams('EHS-005', Math.min(fcParams('EHS-005').numRuns, 20)),
   );
+  await freshSettingsHaveTypes(t);
 });
+
+/**
+ * The settings a model sync starts with, as the first PUT that leaves them out answers them (Rule
+ * 1 keeps them): the run's own model sync never shows them, since every check first PUTs a full
+ * known state. So a model sync is made for this when the profile gives the request; not when it
+ * names an existing one (the suite then creates no model sync, as modelSyncId does not).
+ */
+async function freshSettingsHaveTypes(t: TestContext): Promise<void> {
+  const m = profile().modelSync;
+  if (m?.existingId || !m?.request) return note(t, 'EHS-005: the settings a new model sync starts with were not read (the profile names an existing model sync, or no request to make one)');
+  const fresh = await createModelSync().catch((error: unknown) => error instanceof Unmet ? error : Promise.reject(error));
+  if (fresh instanceof Unmet) return note(t, `EHS-005: the settings a new model sync starts with were not read: ${fresh.message}`);
+  const body = { warning_notifications: false };
+  const res = await api().put(MODEL_SYNC.path(fresh), body);
+  expectStatus(res, 200, `PUT ${JSON.stringify(body)} to a model sync no PUT had written`);
+  expectSchema(res.json, MODEL_SYNC.responseRef, 'the answer of a model sync no PUT had written (the other fields as it started)', res);
+}
 
 /** Where negativeCases puts a wrong item of subscribers (its case names show it): alone, between valid addresses, after them. */
 const ITEM_POSITIONS = [

@@ -220,10 +220,17 @@ export function modelSyncId(): Promise<string> {
     const m = profile().modelSync;
     if (m?.existingId) return m.existingId;
     if (!m?.request) throw new Unmet('model sync creation is not shown and the profile gives neither modelSync.existingId nor modelSync.request');
-    const connectionId = m.connectionKind ? await connectionOf(m.connectionKind) : '';
-    const body = fillTemplate(m.request, { name: resourceName('sync'), connectionId });
-    const res = await api().post(m.path ?? '/api/syncs', body);
-    if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a model sync answered ${res.status}`);
-    return idOf(res);
+    return createModelSync();
   });
+}
+
+/** A new model sync from the profile's modelSync.request (creation is not shown by the spec). */
+export async function createModelSync(): Promise<string> {
+  const m = profile().modelSync;
+  if (!m?.request) throw new Unmet('model sync creation is not shown and the profile gives no modelSync.request');
+  const connectionId = m.connectionKind ? await connectionOf(m.connectionKind) : '';
+  const body = fillTemplate(m.request, { name: resourceName('sync'), connectionId });
+  const res = await api().post(m.path ?? '/api/syncs', body);
+  if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a model sync answered ${res.status}`);
+  return idOf(res);
 }

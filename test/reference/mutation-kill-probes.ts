@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import type { RunningReference } from '../../src/reference/index.ts';
-import { call, expectError } from './helpers.ts';
+import { call, createModelSync, expectError } from './helpers.ts';
 
 // Probes of the faults added to kill surviving mutants (bench/mutation-triage.json), spread into
 // faults.test.ts's table: each shows the deviation for the value that triggers it, and that the
@@ -29,6 +29,16 @@ const bodyProbe = (raw: string, headers: Record<string, string>): Probe => ({
 });
 
 export const mutationKillProbes: Record<string, Probe> = {
+  'model-sync-starts-with-placeholder-subscriber': {
+    probe: async (ref) => {
+      const path = `/api/syncs/${await createModelSync(ref)}/error-handling`;
+      const first = await call(ref, 'PUT', path, { body: { warning_notifications: false } });
+      expect(first.status).toBe(200);
+      expect(first.json.data.subscribers).toEqual(['nobody']);
+      const sent = await call(ref, 'PUT', path, { body: { subscribers: ['dssc-probe@example.com'] } });
+      expect(sent.json.data.subscribers).toEqual(['dssc-probe@example.com']);
+    },
+  },
   'auth-header-last-two-words': authProbe((ref) => `Token Bearer ${ref.apiKey}`, (ref) => `Token Bearer ${ref.apiKey}x`),
   'unknown-scheme-read-as-basic': authProbe((ref) => `Token ${b64(`${ref.orgKey}:`)}`, (ref) => `Bearer ${b64(`${ref.orgKey}:`)}`),
   'unparsable-body-500': bodyProbe('{', { 'content-type': 'application/json' }),

@@ -305,6 +305,18 @@ export const errorHandlingFaults: Fault[] = [
       }),
   },
   {
+    // Kills store.ts's mutant of the model sync's default subscribers (bench/mutation-triage.json).
+    name: 'model-sync-starts-with-placeholder-subscriber',
+    breaks: ['EHS-005'],
+    description: 'A new model sync starts with subscribers ["nobody"], a placeholder that is not an e-mail address: the first PUT /api/syncs/{id}/error-handling that leaves subscribers out answers it (Rule 1 keeps it); a PUT that sends subscribers replaces it as before.',
+    apply: ({ store }) =>
+      wrapStore(store, 'addModelSync', (original) => (input) => {
+        const sync = original(input);
+        sync.errorHandling.subscribers = ['nobody'];
+        return sync;
+      }),
+  },
+  {
     name: 'put-repeat-appends-subscribers',
     breaks: ['EHS-010'],
     description: 'PUT /api/syncs/{id}/error-handling, sent the same body as the previous PUT to that sync with a non-empty subscribers list, appends the list to the current one instead of replacing it.',
