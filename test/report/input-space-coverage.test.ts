@@ -7,7 +7,7 @@ import { classifyRequest, unknownIdShape, stringLength } from '../../src/report/
 import { inputSpaceCoverage } from '../../src/report/input-space-coverage.ts';
 import { REQUEST_LOG_FILE, RequestLogWriter, startRequestLog, WALKED_FILE, writeRequestLog, type LoggedRequest } from '../../src/report/request-log.ts';
 import { walked } from '../../src/suite/input-space-record.ts';
-import { runCli } from '../suite/run-cli.ts';
+import { useRunServers } from '../suite/run-server-pool.ts';
 
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 const keys = { apiKey: 'user-Key-1', orgKey: 'org-key-2', basic: 'key-as-username' as const };
@@ -96,6 +96,10 @@ describe('classifiers', () => {
 });
 
 describe('coverage --input-space', () => {
+  // Judged by exit code, output and reports only: one long-lived child runs the command lines one
+  // after another (test/suite/run-server-pool.ts), the kit loaded once instead of once per line.
+  const servers = useRunServers(1);
+
   test('the figure counts values and listed pairs; a gap is named with its reason', () => {
     const c = inputSpaceCoverage([
       { operation: 'sync.records delivery', values: { 'sync-mode': 'differential', batches: 3, 'failing-batch': 'middle' } },
@@ -111,7 +115,7 @@ describe('coverage --input-space', () => {
 
   test('over a reports folder: requests.json and walked.json read, every gap named, --json; a folder without a run is exit 2', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-space-'));
-    const empty = await runCli(['coverage', '--input-space', dir]);
+    const empty = await servers.run(['coverage', '--input-space', dir]);
     expect(empty.code).toBe(2);
     expect(empty.stderr.trim()).toBe(`dss-conformance: coverage --input-space: ${dir} holds no run (no requests.json; run 'dss-conformance run --reports ${dir}' first)`);
     // The worker's side, as in a run: requests and walks appended to the raw log, rendered once.
@@ -124,18 +128,18 @@ describe('coverage --input-space', () => {
     writeRequestLog(dir, { runId: 'r1d', baseUrl: 'http://127.0.0.1:1' });
     expect(existsSync(join(dir, REQUEST_LOG_FILE))).toBe(false);
     expect(JSON.parse(readFileSync(join(dir, WALKED_FILE), 'utf8'))).toEqual([{ operation: 'GET /api/bulk/syncs/{id}/error-handling', values: { observation: 'again later' }, check: 'EHB-001 x' }]);
-    const text = await runCli(['coverage', '--input-space', dir]);
+    const text = await servers.run(['coverage', '--input-space', dir]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(/^GET \/api\/bulk\/syncs\/\{id\}\/error-handling: [\d.]+% \(\d+\/\d+\)$/m);
     expect(text.stdout).toMatch(/^ {2}version +6\/6$/m);
     expect(text.stdout).toMatch(/^ {2}observation +1\/3 {2}missing \(no check recorded it \(walked\(\)\)\): right away, after another write$/m);
     expect(text.stdout).toMatch(/^ {2}version × unknown-id +6\/30 {2}missing: 2025-09-18 × <uuid-unknown> \| <long-unknown> \| <url-special-unknown> \| <own-shape-unknown>;/m);
     expect(text.stdout).toMatch(/^input space: [\d.]+% \(\d+\/\d+ values and value pairs/m);
-    const json = await runCli(['coverage', '--input-space', dir, '--json']);
+    const json = await servers.run(['coverage', '--input-space', dir, '--json']);
     const parsed = JSON.parse(json.stdout) as { operations: Array<{ operation: string; dimensions: Array<{ dimension: string; covered: number }> }> };
     expect(parsed.operations.find((o) => o.operation.startsWith('GET'))!.dimensions.find((d) => d.dimension === 'unknown-id')!.covered).toBe(1);
     writeFileSync(join(dir, 'requests.json'), '{}');
-    expect((await runCli(['coverage', '--input-space', dir])).code).toBe(2);
+    expect((await servers.run(['coverage', '--input-space', dir])).code).toBe(2);
   });
 
   test('walked() outside a run records nothing and does not throw', () => {
@@ -143,11 +147,11 @@ describe('coverage --input-space', () => {
   });
 
   test('a real narrow run: run --only versions, then coverage --input-space', async () => {
-    const run = await runCli(['run', '--only', 'versions', '--seed', '3', '--num-runs', '2', '--allow-incomplete']);
+    const run = await servers.run(['run', '--only', 'versions', '--seed', '3', '--num-runs', '2', '--allow-incomplete']);
     expect(run.code, run.stdout.slice(-1500)).toBe(0);
     const requests = JSON.parse(readFileSync(join(run.reports, 'requests.json'), 'utf8')) as LoggedRequest[];
     expect(requests.every((r) => r.version !== undefined && r.credential !== undefined)).toBe(true);
-    const coverage = await runCli(['coverage', '--input-space', run.reports, '--json']);
+    const coverage = await servers.run(['coverage', '--input-space', run.reports, '--json']);
     expect(coverage.code, coverage.stderr).toBe(0);
     const parsed = JSON.parse(coverage.stdout) as { operations: Array<{ operation: string; dimensions: Array<{ dimension: string; covered: number; total: number }> }> };
     const bulk = parsed.operations.find((o) => o.operation === 'POST /api/bulk/syncs')!;

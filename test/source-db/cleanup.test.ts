@@ -4,10 +4,14 @@ import { SourceDb } from '../../src/source-db/database.ts';
 import { kitRunId, sortLeftovers } from '../../src/source-db/leftovers.ts';
 import { SOURCE_COLUMNS } from '../../src/suite/webhook-columns.ts';
 import { postgresMissing, startSystemPostgres, type SystemPostgres } from '../helpers/system-postgres.ts';
-import { runCli } from '../suite/run-cli.ts';
+import { useRunServers } from '../suite/run-server-pool.ts';
 
 // `dss-conformance cleanup --source-db URL`: what a killed run left is dropped, and nothing else:
 // not a run that may still be going, not a table of another name, not one the role does not own.
+
+// Judged by exit code and output only: one long-lived child runs the command lines one after
+// another (test/suite/run-server-pool.ts), the kit loaded once instead of once per line.
+const servers = useRunServers(1);
 
 const HOUR = 3_600_000;
 const comment = (runId: string, at: Date) => `dss-conformance run ${runId} created ${at.toISOString()}`;
@@ -44,17 +48,17 @@ describe('which tables are leftovers', () => {
 describe('cleanup without a usable database', () => {
   it('bad flags and URLs are one line, exit 2, without the password', async () => {
     for (const args of [['cleanup'], ['cleanup', '--source-db', 'mysql://u:pw-Secret-7@h/d'], ['cleanup', '--source-db', 'postgres://u:pw-Secret-7@h/d', '--older-than', '5x'], ['cleanup', '--sourcedb', 'x']]) {
-      const r = await runCli(args);
+      const r = await servers.run(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
       expect(r.stderr + r.stdout).not.toContain('pw-Secret-7');
     }
-    expect((await runCli(['cleanup'])).stderr).toMatch(/name what to clean: --source-db/);
-    expect((await runCli(['cleanup', '--sourcedb', 'x'])).stderr).toMatch(/did you mean --source-db\?/);
+    expect((await servers.run(['cleanup'])).stderr).toMatch(/name what to clean: --source-db/);
+    expect((await servers.run(['cleanup', '--sourcedb', 'x'])).stderr).toMatch(/did you mean --source-db\?/);
   });
 
   it('an unreachable database is exit 3, one line naming host:port and not the password', async () => {
-    const r = await runCli(['cleanup'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-8@127.0.0.1:1/d' });
+    const r = await servers.run(['cleanup'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-8@127.0.0.1:1/d' });
     expect(r.code).toBe(3);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^dss-conformance: the source database at 127\.0\.0\.1:1 cannot be reached/);
@@ -62,7 +66,7 @@ describe('cleanup without a usable database', () => {
   });
 
   it('--help documents the command', async () => {
-    const r = await runCli(['help', 'cleanup']);
+    const r = await servers.run(['help', 'cleanup']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^usage: dss-conformance cleanup --source-db URL/);
     expect(r.stdout).toContain('--older-than');
@@ -109,7 +113,7 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
 
   it('--dry-run lists the dead run\'s tables and drops nothing', async () => {
     const before = await tables();
-    const r = await runCli(['cleanup', '--source-db', server.url, '--dry-run']);
+    const r = await servers.run(['cleanup', '--source-db', server.url, '--dry-run']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.trim().split('\n');
     expect(lines.filter((l) => l.startsWith('would drop '))).toEqual([
@@ -124,7 +128,7 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
   });
 
   it('drops the dead run\'s tables in every schema, and nothing else', async () => {
-    const r = await runCli(['cleanup'], { DSS_SOURCE_DB: server.url });
+    const r = await servers.run(['cleanup'], { DSS_SOURCE_DB: server.url });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^dropped kit\.dssc_0a1b2c3d_users \(run 0a1b2c3d, created /m);
     expect(r.stdout).toMatch(/^dropped public\.dssc_0a1b2c3d_orders \(run 0a1b2c3d, created /m);
@@ -137,14 +141,14 @@ describe.skipIf(skip)(`cleanup on a real PostgreSQL${missing ? ` (skipped: ${mis
     // The young run's table is made in beforeAll: a second later it is older than a 1 s bound
     // (slowness only makes it older).
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const short = await runCli(['cleanup', '--source-db', server.url, '--older-than', '1s']);
+    const short = await servers.run(['cleanup', '--source-db', server.url, '--older-than', '1s']);
     expect(short.code, short.stderr).toBe(0);
     expect(short.stdout).toMatch(/^dropped public\.dssc_4e5f6a7b_orders /m);
-    const all = await runCli(['cleanup', '--source-db', server.url, '--older-than', '0']);
+    const all = await servers.run(['cleanup', '--source-db', server.url, '--older-than', '0']);
     expect(all.code, all.stderr).toBe(0);
     expect(all.stdout).toMatch(/^dropped public\.dssc_99887766_legacy \(run 99887766, no creation time\)$/m);
     expect(await tables()).toEqual(['public.dssc_12345678_theirs', 'public.dssc_abc_t', 'public.dssc_orders', 'public.orders']);
-    const none = await runCli(['cleanup', '--source-db', server.url]);
+    const none = await servers.run(['cleanup', '--source-db', server.url]);
     expect(none.stdout.trim()).toMatch(/^source database \S+: dropped 0 tables of 0 runs$/);
   });
 });

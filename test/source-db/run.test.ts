@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { ROOT, runCli, withoutTargetEnv } from '../suite/run-cli.ts';
+import { ROOT, withoutTargetEnv } from '../suite/run-cli.ts';
+import { useRunServers } from '../suite/run-server-pool.ts';
 import { postgresMissing, startSystemPostgres } from '../helpers/system-postgres.ts';
 
 // The source database through the CLI: a bad URL, an unreachable server, and a real PostgreSQL
@@ -19,8 +20,12 @@ function leaks(dir: string, secret: string, extra = ''): string[] {
 }
 
 describe('--source-db', () => {
+  // The runs judged by their code, output and reports go to one long-lived child that loads the kit
+  // once (test/suite/run-server-pool.ts); the interrupted run is a process of its own, as a signal needs.
+  const servers = useRunServers(1);
+
   it('a bad URL is one line, exit 2, without the password', async () => {
-    const r = await runCli(['run', '--source-db', 'mysql://u:pw-Secret-123@h/d', '--only', 'WH-001']);
+    const r = await servers.run(['run', '--source-db', 'mysql://u:pw-Secret-123@h/d', '--only', 'WH-001']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/--source-db must be a postgres:\/\//);
@@ -28,7 +33,7 @@ describe('--source-db', () => {
   });
 
   it('an unreachable one makes the webhook checks errors naming host:port, never the password', async () => {
-    const r = await runCli(['run', '--seed', '1', '--num-runs', '2', '--only', 'WH-001'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-456@127.0.0.1:1/d' });
+    const r = await servers.run(['run', '--seed', '1', '--num-runs', '2', '--only', 'WH-001'], { DSS_SOURCE_DB: 'postgres://u:pw-Secret-456@127.0.0.1:1/d' });
     expect(r.code).toBe(4);
     const check = r.result!.checks.find((c) => c.id === 'WH-001')!;
     expect(check.status).toBe('error');
@@ -46,7 +51,7 @@ describe('--source-db', () => {
     try {
       await c.connect();
       await c.query('CREATE TABLE keep_me (id int)');
-      const r = await runCli(['run', '--seed', '7', '--num-runs', '3', '--only', 'webhooks', '--source-db', server.url]);
+      const r = await servers.run(['run', '--seed', '7', '--num-runs', '3', '--only', 'webhooks', '--source-db', server.url]);
       const webhook = r.result!.checks.filter((x) => x.id.startsWith('WH-'));
       expect(webhook.length).toBeGreaterThan(10);
       expect(webhook.filter((x) => x.status !== 'passed').map((x) => `${x.id} ${x.status}`)).toEqual([]);

@@ -12,7 +12,8 @@ import { startReference } from '../../src/reference/index.ts';
 import { runFaults } from '../../src/reference/faults/benign-runs.ts';
 import { SOURCE_COLUMNS } from '../../src/suite/webhook-columns.ts';
 import { EDGE_ROWS, MAIN_EDITS, PAIR_ROWS } from '../../src/suite/webhook-data.ts';
-import { ROOT, runCli } from './run-cli.ts';
+import { ROOT } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // The adapter contract for a real service (README › Webhook deliveries: receiver and adapter), for
 // the built-in adapter and the documented example alike: a start refused with 409 is tried again
@@ -382,6 +383,9 @@ describe('against the reference and its run variants', () => {
 });
 
 describe('adapter options and the poll timeout through the CLI', () => {
+  // Judged by a run's output and results.json only: one long-lived child runs them one after
+  // another (test/suite/run-server-pool.ts), the kit loaded once instead of once per run.
+  const servers = useRunServers(1);
   const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-contract-'));
   const profile = (extra: Record<string, unknown>) => {
     const file = join(dir, `profile-${Math.random().toString(36).slice(2)}.json`);
@@ -394,7 +398,7 @@ describe('adapter options and the poll timeout through the CLI', () => {
     const spy = join(dir, 'spy.mjs');
     writeFileSync(spy, `export default (ctx) => ({ name: 'spy', async createWebhookConnection() { const e = new Error('options ' + JSON.stringify(ctx.options) + ' poll ' + JSON.stringify(ctx.poll)); e.name = 'Unsupported'; throw e; }, async createSource() {}, async writeRows() {}, async createModelSync() {}, async startRun() {}, async waitForRun() {} });\n`);
     const file = profile({ adapter: { options: { region: 'eu', source_connection_id: '1' }, poll: { initialMs: 7, timeoutMs: 4321 } } });
-    const r = await runCli(['run', '--adapter', spy, '--profile', file, '--adapter-option', 'source_connection_id=42', '--adapter-option', 'tables=a,b', '--only', 'WH-001', '--seed', '1']);
+    const r = await servers.run(['run', '--adapter', spy, '--profile', file, '--adapter-option', 'source_connection_id=42', '--adapter-option', 'tables=a,b', '--only', 'WH-001', '--seed', '1']);
     expect(r.result?.checks[0]?.reason).toBe('unsupported: the adapter could not create a webhook connection: options {"region":"eu","source_connection_id":"42","tables":"a,b"} poll {"initialMs":7,"maxMs":5000,"timeoutMs":4321}');
     expect(r.stdout).toMatch(/--adapter-option source_connection_id=42 --adapter-option tables=a,b/);
   });
@@ -405,7 +409,7 @@ describe('adapter options and the poll timeout through the CLI', () => {
     [['--adapter-option', 'db_password=hunter2'], /^dss-conformance: --adapter-option db_password: a secret is not given on the command line/],
     [['--adapter-option', 'database_url=postgres://u:hunter2@db/x'], /^dss-conformance: --adapter-option database_url: a secret/],
   ])('%j is one line, exit 2, no secret echoed', async (args, message) => {
-    const r = await runCli(['run', ...args, '--seed', '1']);
+    const r = await servers.run(['run', ...args, '--seed', '1']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(message);
@@ -415,13 +419,13 @@ describe('adapter options and the poll timeout through the CLI', () => {
   test('an adapter that cannot read the capture log (captured: null) gets WH-022 skipped with that reason, never passed', async () => {
     const blind = join(dir, 'blind.mjs');
     writeFileSync(blind, `import make from ${JSON.stringify(join(ROOT, 'fixtures/adapters/example-adapter.mjs'))};\nexport default async (ctx) => { const a = await make(ctx); return { ...a, async waitForRun(...args) { return { ...(await a.waitForRun(...args)), captured: null }; } }; };\n`);
-    const r = await runCli(['run', '--adapter', blind, '--only', 'WH-022', '--seed', '1']);
+    const r = await servers.run(['run', '--adapter', blind, '--only', 'WH-022', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status, c.reason])).toEqual([['WH-022', 'skipped', 'precondition not met: the capture log is not observable: the adapter returns captured: null']]);
   });
 
   test('the profile\'s adapter.poll.timeoutMs bounds the wait for a run: runs that pass through states for longer are errors', async () => {
     const file = profile({ adapter: { poll: { initialMs: 10, maxMs: 40, timeoutMs: 100 } } });
-    const r = await runCli(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
+    const r = await servers.run(['run', '--profile', file, '--variant', 'runs-pass-through-states', '--only', 'WH-001', '--seed', '1']);
     expect(r.result?.checks.map((c) => [c.id, c.status]), r.stdout + r.stderr).toEqual([['WH-001', 'error']]);
     expect(r.result?.checks[0]?.reason).toMatch(/^the adapter could not wait for the run to end: run \S+: still \w+ after \d+ ms \(budget 100 ms\)$/);
   });

@@ -18,10 +18,11 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 
 // Command lines judged only by their exit code and output go to shared children that load the
 // kit once (test/suite/run-server-pool.ts): a process each cost 0.5-0.9 s of CPU for a line that is
-// refused in milliseconds. What the process itself does (its own stderr, its exit) is held to the
-// same by the runs below that keep a process of their own (a closed port, garbage, TLS) and by
-// 'the same refusal in a process of its own'. So do the whole runs further down, which read a
-// run's verdict and reports (a printed line pasted into a shell still gets a shell and a process).
+// refused in milliseconds. So do the other targets that are down or not the service, and the whole
+// runs further down, which read a run's verdict and reports. What the process itself does (its own
+// stderr, its exit) is held to the same by the runs below that keep a process of their own: 'a
+// closed port' (exit 3), 'the same refusal in a process of its own' (exit 2), and a printed line
+// pasted into a shell (a shell and a process).
 const servers = useRunServers(2);
 
 describe.concurrent('dss-conformance run: bad input is one line and exit 2', () => {
@@ -140,7 +141,7 @@ describe.concurrent('dss-conformance run: a target that is down or not the servi
     try {
       const targets = [[garbage, /not HTTP|reset/], [html, /not JSON/]] as const;
       // Both wait on their target: they run at once.
-      const runs = await Promise.all(targets.map(([server]) => runCli(['run', '--base-url', `http://127.0.0.1:${(server.address() as { port: number }).port}`, '--api-key', 'k-secret-1'])));
+      const runs = await Promise.all(targets.map(([server]) => servers.run(['run', '--base-url', `http://127.0.0.1:${(server.address() as { port: number }).port}`, '--api-key', 'k-secret-1'])));
       for (const [i, [, message]] of targets.entries()) {
         const run = runs[i]!;
         expect(run.code, run.stderr).toBe(3);
@@ -180,7 +181,7 @@ describe.concurrent('dss-conformance run: a wrong scheme for the port says so in
     await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
     try {
       const { port } = plain.address() as { port: number };
-      const run = await runCli(['run', '--base-url', `https://127.0.0.1:${port}`, '--api-key=k-secret-1']);
+      const run = await servers.run(['run', '--base-url', `https://127.0.0.1:${port}`, '--api-key=k-secret-1']);
       expect(run.code).toBe(3);
       expect(run.stderr).toMatch(new RegExp(`unreachable: TLS handshake with 127\\.0\\.0\\.1:${port} failed: the port answers plain HTTP, not TLS; use http://127\\.0\\.0\\.1:${port}`));
       expect(oneLine(run.stderr)).toBe(true);

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { RunResult } from '../../src/report/results.ts';
-import { ROOT, runCli, withoutTargetEnv } from './run-cli.ts';
+import { ROOT, withoutTargetEnv } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // Issue 10's acceptance: a target shaped like the real service needs no code. The whole suite runs
 // against `dss-conformance serve` (another process, as a staging target would be) with a profile
@@ -31,6 +32,11 @@ const servers: ChildProcess[] = [];
 afterAll(() => {
   for (const s of servers) s.kill('SIGTERM');
 });
+
+// The target is a process of its own (that is the point); the kit's runs are judged by their
+// verdicts and reports only, so they go to two long-lived children that load the kit once
+// (test/suite/run-server-pool.ts), a test's two runs at once.
+const runs = useRunServers(2);
 
 async function serve(faults: string[]): Promise<string> {
   const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', '--api-key', KEY, '--org-key', ORG, ...faults.flatMap((f) => ['--fault', f])], {
@@ -59,8 +65,8 @@ describe('a declarative-only profile against `serve` reaches the built-in adapte
     test(faults.length ? `under the fault ${faults.join(', ')}` : 'against the clean reference', async () => {
       const baseUrl = await serve(faults);
       const [remote, builtIn] = await Promise.all([
-        runCli(['run', '--base-url', baseUrl, '--profile', profile, '--seed', SEED, '--num-runs', '10', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG }, 240_000),
-        runCli(['run', '--seed', SEED, '--num-runs', '10', ...faults.flatMap((f) => ['--fault', f])], {}, 240_000),
+        runs.run(['run', '--base-url', baseUrl, '--profile', profile, '--seed', SEED, '--num-runs', '10', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG }, 240_000),
+        runs.run(['run', '--seed', SEED, '--num-runs', '10', ...faults.flatMap((f) => ['--fault', f])], {}, 240_000),
       ]);
       expect(remote.result, remote.stdout + remote.stderr).toBeDefined();
       expect(verdicts(remote.result)).toEqual(verdicts(builtIn.result));

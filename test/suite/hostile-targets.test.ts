@@ -7,20 +7,12 @@ import { referenceProfilePath } from '../../src/profile/profile.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
 import { echoRequests, httpTarget, proxyTarget, rewriteJson, tcpTarget, type Exchange, type Hostile } from './hostile-servers.ts';
-import { runCli } from './run-cli.ts';
 import { cliFixedCostMs } from '../helpers/cli-baseline.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // Verdict integrity against broken and hostile targets: for each, the exit code, the verdict,
 // complete well-formed reports, a wall-time bound, and no secret in any output. None of them may
 // end CONFORMANT.
-
-/**
- * The cheapest complete run's wall time (test/helpers/cli-baseline.ts), measured as LANES of them
- * at once: the cases run that many at a time and slow each other down in the same proportion.
- * Read-only once measured.
- */
-let fixedMs = 0;
-const PROFILE_SECRETS = ['dssc-example-password', 'dssc-example-secret-key'];
 
 /**
  * The cases run concurrently, as many as vitest's maxConcurrency (vitest.config.ts, 3) lets a file
@@ -28,6 +20,21 @@ const PROFILE_SECRETS = ['dssc-example-password', 'dssc-example-secret-key'];
  * uses to itself (its own reference, target, report folder), so none can see another's requests.
  */
 const LANES = 3;
+
+// What is judged here is a run's verdict, reports and output, none of it the process's own (the
+// signals, a closed stdout and the exit are tested with a process per run elsewhere): the runs go
+// to LANES long-lived children that load the kit once (test/suite/run-server-pool.ts). A child a
+// hostile run left a handle in is replaced by a fresh one.
+const servers = useRunServers(LANES);
+
+/**
+ * The cheapest complete run's wall time (test/helpers/cli-baseline.ts), measured as LANES of them
+ * at once through the same children: the cases run that many at a time and slow each other down in
+ * the same proportion. The children are new then, so each of these includes a child's start, as a
+ * case's run does when its child was replaced. Read-only once measured.
+ */
+let fixedMs = 0;
+const PROFILE_SECRETS = ['dssc-example-password', 'dssc-example-secret-key'];
 
 /** Every encoding a leaked secret could take in an output. */
 function encodings(secret: string): string[] {
@@ -205,7 +212,7 @@ const LONGEST_FIRST = [...CASES].sort((a, b) => b.boundMs - a.boundMs);
 
 describe.concurrent('hostile targets never end CONFORMANT', () => {
   beforeAll(async () => {
-    fixedMs = Math.max(...(await Promise.all(Array.from({ length: LANES }, () => cliFixedCostMs()))));
+    fixedMs = Math.max(...(await Promise.all(Array.from({ length: LANES }, () => cliFixedCostMs(servers.run)))));
   }, 300_000);
 
   test.for(LONGEST_FIRST)('$name', { timeout: 900_000 }, async (c, { expect }) => {
@@ -216,7 +223,7 @@ describe.concurrent('hostile targets never end CONFORMANT', () => {
     try {
       const work = c.work ?? 10;
       const bound = c.boundMs + work * fixedMs;
-      const run = await runCli(['run', '--base-url', target.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(c.args ?? [])], {}, bound + 30_000);
+      const run = await servers.run(['run', '--base-url', target.url, `--api-key=${reference.apiKey}`, `--org-key=${reference.orgKey}`, '--profile', 'reference', '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(c.args ?? [])], {}, bound + 30_000);
       const elapsed = Date.now() - started;
       expect(c.codes, `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
       expect(elapsed, `bound ${bound} ms (${c.boundMs} + ${work} × ${fixedMs})`).toBeLessThan(bound);
@@ -269,7 +276,7 @@ describe.concurrent('an echoing target, secrets JSON escapes and a 2-character k
       const dbUrl = `postgres://dssc:${encodeURIComponent(DB_PASSWORD)}@127.0.0.1:9/dssc`;
       // 5 s per request, as the cases above: with 2 s, a busy machine (three runs at once, the
       // references and targets all in this worker) left the preflight unanswered: exit 3.
-      const run = await runCli(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
+      const run = await servers.run(['run', '--base-url', target.url, `--api-key=${apiKey}`, `--org-key=${orgKey}`, '--profile', profile, '--source-db', dbUrl, '--seed', '7', '--num-runs', '3', '--timeout-ms', '5000', '--max-retry-after-s', '2', '--max-rps', '1000', ...(only.length ? ['--only', only.join(',')] : [])], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
       expect([1, 4], `exit ${run.code}\n${run.stderr}\n${run.stdout.slice(-3000)}`).toContain(run.code);
       await expectValidJunit(readFileSync(join(run.reports, 'junit.xml'), 'utf8'));
       // The secrets really went out, so the echo really carried them back.
@@ -297,7 +304,7 @@ describe.concurrent('an echoing target, secrets JSON escapes and a 2-character k
     const adapter = join(dir, `adapter-${source.length}.mjs`);
     writeFileSync(adapter, source);
     const apiKey = 'ak"\\quote-Key1';
-    const run = await runCli(['run', '--base-url', 'http://127.0.0.1:9', `--api-key=${apiKey}`, '--profile', profile, '--adapter', adapter], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
+    const run = await servers.run(['run', '--base-url', 'http://127.0.0.1:9', `--api-key=${apiKey}`, '--profile', profile, '--adapter', adapter], { DSSC_TEST_ENV_SECRET: ENV_SECRET });
     expect(run.code, run.stderr).toBe(2);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
     expect(run.stderr).toContain('[REDACTED]');

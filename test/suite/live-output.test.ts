@@ -10,7 +10,8 @@ import { readEvents } from '../../src/report/events.ts';
 import { sha256 } from '../../src/report/certificate.ts';
 import { foldEvents } from '../../src/report/from-events.ts';
 import { loadRequirements, type RunResult } from '../../src/report/results.ts';
-import { ROOT, runCli, withoutTargetEnv } from './run-cli.ts';
+import { ROOT, withoutTargetEnv } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // The console is live: each check's line is printed when it finishes, a wait says what it waits
 // for, the verdict comes last. And the CI outputs (summary.md, the step summary, annotations) come
@@ -119,11 +120,15 @@ describe('live console', () => {
 });
 
 describe('CI outputs under simulated GitHub Actions variables', () => {
+  // Judged by the reports and the whole output, not by when lines arrive: one long-lived child runs
+  // both (test/suite/run-server-pool.ts), which reads the variables per run, as a process does.
+  const servers = useRunServers(1);
+
   test('summary.md, the step summary appended, bounded ::error annotations; results.json is the folded stream', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dssc-gh-'));
     const stepSummary = join(dir, 'step-summary.md');
     writeFileSync(stepSummary, '# an earlier step\n');
-    const run = await runCli(['run', '--fault', 'no-auth-url', '--only', 'connections,AUTH-001', '--seed', '20261122', '--num-runs', '3'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
+    const run = await servers.run(['run', '--fault', 'no-auth-url', '--only', 'connections,AUTH-001', '--seed', '20261122', '--num-runs', '3'], { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: stepSummary });
     expect(run.code, run.stderr).toBe(1);
 
     const summary = readFileSync(join(run.reports, 'summary.md'), 'utf8');
@@ -152,7 +157,7 @@ describe('CI outputs under simulated GitHub Actions variables', () => {
     expect(refolded).toEqual({ ...written, stream: undefined });
 
     // Off GitHub: no annotation, and no step summary to write.
-    const local = await runCli(['run', '--fault', 'no-auth-url', '--only', 'CONN-002', '--seed', '20261122', '--num-runs', '3']);
+    const local = await servers.run(['run', '--fault', 'no-auth-url', '--only', 'CONN-002', '--seed', '20261122', '--num-runs', '3']);
     expect(local.stdout).not.toMatch(/^::/m);
   });
 });

@@ -7,13 +7,18 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startReference, type RunningReference } from '../../src/reference/index.ts';
 import { readEvents } from '../../src/report/events.ts';
 import { CREATED_LOG_FILE, readCreated } from '../../src/report/created-log.ts';
-import { ROOT, runCli, withoutTargetEnv } from './run-cli.ts';
+import { ROOT, withoutTargetEnv } from './run-cli.ts';
+import { useRunServers } from './run-server-pool.ts';
 
 // Issue 16's acceptance: a target shaped like the real service, whose capture log is behind
 // signed, expiring URLs to gzip JSON-lines files on a second origin (the reference with
 // captureLog 'signed-urls'), driven by a declarative-only profile (fixtures/profiles/real-shaped.json),
 // is CONFORMANT: WH-022 is judged from those files. The API key never reaches the files' origin,
 // and when the run is over nothing it created is left on the target.
+
+// The runs judged by their verdict and reports go to one long-lived child that loads the kit once
+// (test/suite/run-server-pool.ts); the interrupted run is a process of its own, as a signal needs.
+const servers = useRunServers(1);
 
 const KEY = 'real-shaped-api-key';
 const ORG = 'real-shaped-org-key';
@@ -26,7 +31,7 @@ afterAll(() => target.close());
 
 test('the real-shaped target with its log behind signed URLs is CONFORMANT, and keeps nothing of the run', async () => {
   const profile = join(ROOT, 'fixtures/profiles/real-shaped.json');
-  const run = await runCli(['run', '--base-url', target.baseUrl, '--profile', profile, '--seed', '20261122', '--num-runs', '5', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG });
+  const run = await servers.run(['run', '--base-url', target.baseUrl, '--profile', profile, '--seed', '20261122', '--num-runs', '5', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG });
   expect(run.result, run.stdout + run.stderr).toBeDefined();
   expect(run.result!.verdict?.verdict, run.stdout).toBe('CONFORMANT');
   expect(run.code).toBe(0);
@@ -75,7 +80,7 @@ test('interrupted (SIGTERM), the run writes its reports, then deletes what it ha
 test('WH-022 judges what it reads from the files: a log that misstates a status fails it', async () => {
   const faulty = await startReference({ port: 0, apiKey: KEY, orgKey: ORG, captureLog: 'signed-urls', faults: ['capture-failure-logged-200'] });
   try {
-    const run = await runCli(['run', '--base-url', faulty.baseUrl, '--profile', join(ROOT, 'fixtures/profiles/real-shaped.json'), '--only', 'WH-022', '--seed', '3', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG });
+    const run = await servers.run(['run', '--base-url', faulty.baseUrl, '--profile', join(ROOT, 'fixtures/profiles/real-shaped.json'), '--only', 'WH-022', '--seed', '3', '--max-rps', '1000'], { DSS_API_KEY: KEY, DSS_ORG_KEY: ORG });
     expect(run.result?.checks.map((c) => [c.id, c.status]), run.stdout).toEqual([['WH-022', 'failed']]);
     expect(run.code).toBe(1);
   } finally {
