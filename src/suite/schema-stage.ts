@@ -3,7 +3,6 @@ import { values } from '../generators/input-space.ts';
 import { api, apiVersion, createConnection, kindProfile, once, profile, settings } from './context.ts';
 import { bulkSyncBody, isCacheNotReady, kindSourceObjects, readyStart, repeatEachWhileNotCached, sourceKind, spellingFor } from './fixtures.ts';
 import { prepareKindTables } from './webhook-source.ts';
-import { selectsAny, STAGE_CHECKS } from './prestart-checks.ts';
 
 // The "No schemas found" stage under every value of the version dimension (BULK-001, BULK-002):
 // a stage wired into one version's code path only, or an answer right the first time and wrong
@@ -125,15 +124,15 @@ function stageWalks(): Promise<{ versions: StageWalk[]; kinds: KindWalk[] }> {
  * and sends their first requests before the first check, so that their stages pass while the first
  * spec files run; each check waits at its turn for what is left. The requests go out here, in one
  * place, so the request log keeps one order. A failure is met again by the checks that need them.
- * Only in a run of every check (readySource) or of the stage's checks, and not in a shard.
+ * src/suite/setup.ts calls it in a run of every check (readySource too) or of the stage's checks;
+ * not in a shard.
  */
 export async function prestartStages(): Promise<void> {
   const s = settings();
   if (s.sharded) return;
   if (s.selected === undefined) await readyStart().catch(() => undefined);
-  if (selectsAny(s.selected, STAGE_CHECKS)) await stageStart().catch(() => undefined);
+  await stageStart().catch(() => undefined);
 }
-
 
 async function prepareKind(kind: 'crm' | 'marketing' | 'objectStore'): Promise<KindStart> {
   const started = Date.now();

@@ -1,16 +1,23 @@
 import { beforeAll, beforeEach } from 'vitest';
 import { settings } from './context.ts';
-import { selectsAny, STAGE_CHECKS, WEBHOOK_PRESTART_CHECKS } from './prestart-checks.ts';
+
+/** Whether the run selected (all, when it selected none) any of `ids`. */
+const selects = (ids: readonly string[]): boolean => {
+  const { selected } = settings();
+  return selected === undefined || ids.some((id) => selected.includes(id));
+};
 
 // Runs that take wall time rather than work start with the first spec file (once) and go on
-// while the others run; the checks that judge them wait for them at their turn. Their modules are
-// loaded only by a run that selects a check they serve.
+// while the others run; the checks that judge them wait for them at their turn. Only a run that
+// selects a check they serve starts them, or loads their modules (a narrow run, such as a replay
+// line or a fault's run, would only pay for them): WH-007 judges the slow-receiver run.
 beforeAll(async () => {
-  if (selectsAny(settings().selected, WEBHOOK_PRESTART_CHECKS)) await (await import('./webhook-answers.ts')).prestart();
+  if (selects(['WH-007'])) await (await import('./webhook-answers.ts')).prestart();
 });
-// The schema cache stages of the fresh sources made for the bulk sync checks pass the same way.
+// The schema cache stages of the fresh sources made for the bulk sync checks pass the same way;
+// BULK-001, BULK-002 and BULK-004 read them.
 beforeAll(async () => {
-  if (selectsAny(settings().selected, STAGE_CHECKS)) await (await import('./schema-stage.ts')).prestartStages();
+  if (selects(['BULK-001', 'BULK-002', 'BULK-004'])) await (await import('./schema-stage.ts')).prestartStages();
 });
 
 // A requirement the profile declares unsupported is not run: its checks are skipped as

@@ -7,7 +7,6 @@ import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
 import { values } from '../generators/input-space.ts';
 import { otherActivity } from './later.ts';
-import { selectsAny, WEBHOOK_PRESTART_CHECKS } from './prestart-checks.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -251,15 +250,14 @@ export function captureProblem(label: string, run: RunEvidence): string | undefi
 export const SLOW_PLAN: ScenarioPlan = { rows: 4, sync: { batchSize: 2 }, script: [{ status: 200, delayMs: 1500 }] };
 
 /**
- * Sets up and starts the slow receiver's run when WH-007 is selected (and not declared
- * unsupported), so its 1.5 s pass while the other spec files run. Its requests go out here, in
+ * Sets up and starts the slow receiver's run (src/suite/setup.ts calls it when WH-007 is
+ * selected; not when it is declared unsupported), so its 1.5 s pass while the other spec files run. Its requests go out here, in
  * one place, so the request log keeps one order. A failure is met again by WH-007 at its turn.
  */
 export async function prestart(): Promise<void> {
   const s = settings();
   // A shard may not hold the webhook checks at all: there WH-007 starts its run at its own turn.
   if (s.sharded) return;
-  if (!selectsAny(s.selected, WEBHOOK_PRESTART_CHECKS)) return;
   if (s.profile.unsupported?.['WH-007'] !== undefined) return;
   await begin('slow-receiver', SLOW_PLAN).catch(() => undefined);
 }

@@ -6,9 +6,10 @@ import { KNOWN_VERSIONS } from '../../src/runner/settings.ts';
 import { runCli } from './run-cli.ts';
 
 // `--api-version all` runs its passes one after another (src/runner/run-command.ts), each in a
-// vitest worker thread of its own (src/runner/run-suite.ts). The suite keeps its run's settings, client and fixtures in module variables
-// of that thread (src/suite/context.ts): a pass that ran in a thread an earlier pass had used
-// would send the earlier pass's version and go on with its fixtures and counters. So every pass's
+// vitest worker thread of its own (src/runner/run-suite.ts). The suite keeps its run's settings,
+// client and fixtures in module variables of that thread (src/suite/context.ts): a pass that ran in
+// a thread an earlier pass had used would send the earlier pass's version and go on with its
+// fixtures and counters. So every pass's
 // requests must carry that pass's version, in pass order, and set up fixtures of their own.
 
 test('--api-version all: every pass sends its own version and makes its own fixtures', async () => {
