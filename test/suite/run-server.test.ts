@@ -11,15 +11,21 @@ import { useRunServers } from './run-server-pool.ts';
 // sends side by side (the credential variants) go out in whichever order a busy machine schedules
 // them, the <idN> names requests.json gives ids follow that order, and a request repeated back to
 // back is listed once, so how many times it shows depends on timing too (found failing with two
-// busy loops).
+// busy loops). The names' counters follow that order too ("dssc-<run>-relationalDatabase-18" went
+// out under another credential variant on a busy CI runner), so entries are compared with their
+// counters taken out, and the counters apart, as the set of names the run made: a counter carried
+// over from the first run shifts that set.
 
 const servers = useRunServers(1);
 const ARGS = ['--only', 'connections,auth', '--seed', '20261124', '--num-runs', '5'];
 
-/** requests.json's distinct entries, each as its JSON with ids unnumbered, sorted. */
-function sentRequests(reports: string): string[] {
-  const entries = JSON.parse(readFileSync(join(reports, 'requests.json'), 'utf8')) as unknown[];
-  return [...new Set(entries.map((e) => JSON.stringify(e).replace(/<id\d+>/g, '<id>')))].sort();
+const NAME = /dssc-<run>-[A-Za-z]+-\d+/g;
+
+/** requests.json's distinct entries (ids and name counters unnumbered), and the names it used. */
+function sentRequests(reports: string): { entries: string[]; names: string[] } {
+  const json = (JSON.parse(readFileSync(join(reports, 'requests.json'), 'utf8')) as unknown[]).map((e) => JSON.stringify(e));
+  const entries = json.map((e) => e.replace(/<id\d+>/g, '<id>').replace(NAME, (name) => name.replace(/\d+$/, 'N')));
+  return { entries: [...new Set(entries)].sort(), names: [...new Set(json.flatMap((e) => e.match(NAME) ?? []))].sort() };
 }
 
 test('a run in a child that has already run one equals the run in its own process', async () => {
