@@ -44,5 +44,7 @@ export default defineConfig({
     // file-seconds in a 13-minute run).
     maxWorkers: 3,
     include: ['test/**/*.test.ts'],
+    // One source database for the runs that take it (test/helpers/shared-source-db.ts).
+    globalSetup: ['test/helpers/shared-source-db.ts'],
   },
 });

@@ -98,7 +98,7 @@ describe('classifiers', () => {
 describe('coverage --input-space', () => {
   // Judged by exit code, output and reports only: one long-lived child runs the command lines one
   // after another (test/suite/run-server-pool.ts), the kit loaded once instead of once per line.
-  const servers = useRunServers(1);
+  const servers = useRunServers(1, { sharedSourceDb: true });
 
   test('the figure counts values and listed pairs; a gap is named with its reason', () => {
     const c = inputSpaceCoverage([

@@ -385,7 +385,7 @@ describe('against the reference and its run variants', () => {
 describe('adapter options and the poll timeout through the CLI', () => {
   // Judged by a run's output and results.json only: one long-lived child runs them one after
   // another (test/suite/run-server-pool.ts), the kit loaded once instead of once per run.
-  const servers = useRunServers(1);
+  const servers = useRunServers(1, { sharedSourceDb: true });
   const dir = mkdtempSync(join(tmpdir(), 'dssc-adapter-contract-'));
   const profile = (extra: Record<string, unknown>) => {
     const file = join(dir, `profile-${Math.random().toString(36).slice(2)}.json`);

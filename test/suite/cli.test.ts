@@ -11,6 +11,7 @@ import { OWNED_REPORTS } from '../../src/runner/write-reports.ts';
 import type { RunResult } from '../../src/report/results.ts';
 import { expectValidJunit } from './junit-validate.ts';
 import { useRunServers } from './run-server-pool.ts';
+import { useSharedSourceDb } from '../helpers/shared-source-db.ts';
 
 // The CLI as a CI pipeline meets it: exit codes, one-line errors, reports, replay, determinism.
 
@@ -24,6 +25,9 @@ const oneLine = (s: string) => s.trim().split('\n').length === 1 && !/\n\s+at /.
 // closed port' (exit 3), 'the same refusal in a process of its own' (exit 2), and a printed line
 // pasted into a shell (a shell and a process).
 const servers = useRunServers(2);
+// Whole runs that print no line a user pastes (a rerun or replay line names DSS_SOURCE_DB when it
+// is set) take the shared source database of `npm test` (test/helpers/shared-source-db.ts).
+const sourceDb = useSharedSourceDb();
 
 describe.concurrent('dss-conformance run: bad input is one line and exit 2', () => {
   test.for<[string[], RegExp]>([
@@ -211,7 +215,7 @@ describe.concurrent('dss-conformance run: settings from variables and a config f
   });
 
   test('--only an area with --exclude an ID: exactly those run; the rest is not selected, so INCOMPLETE (exit 4)', async ({ expect }) => {
-    const run = await servers.run(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002']);
+    const run = await servers.run(['run', '--seed', '5', '--num-runs', '2', '--only', 'auth', '--exclude', 'AUTH-002'], sourceDb());
     expect(run.code).toBe(4);
     expect(ids(run)).toEqual(['AUTH-001', 'AUTH-003', 'AUTH-004', 'AUTH-005']);
     const excluded = run.result!.verdict!.requirements.find((r) => r.id === 'AUTH-002')!;
@@ -265,7 +269,7 @@ describe.concurrent('dss-conformance run against a separately started serve', ()
   });
 
   test('passes, writes JUnit that CI consumers parse, and never writes a key into any report', { concurrent: false }, async ({ expect }) => {
-    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000']);
+    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '7', '--num-runs', '5', '--max-rps', '1000'], sourceDb());
     expect(failedIds(run.result!), run.stdout.slice(-2000)).toEqual([]);
     expect(run.result!.checks.filter((c) => c.status === 'skipped')).toEqual([]);
     expect(run.code).toBe(0);
@@ -283,7 +287,7 @@ describe.concurrent('dss-conformance run against a separately started serve', ()
   });
 
   test('without --profile, every check that needs an answer the spec does not show is skipped with the reason, none fails: INCOMPLETE, exit 4', { concurrent: false }, async ({ expect }) => {
-    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000']);
+    const run = await servers.run(['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '7', '--num-runs', '3', '--max-rps', '1000'], sourceDb());
     expect(run.code, run.stdout.slice(-2000)).toBe(4);
     expect(run.result!.verdict!.verdict).toBe('INCOMPLETE');
     expect(run.stdout).toMatch(/^verdict: INCOMPLETE \(requirements: MUST \d+ pass, \d+ skip/m);
@@ -296,7 +300,7 @@ describe.concurrent('dss-conformance run against a separately started serve', ()
 
   test('the webhook checks run with the built-in adapter, and the same with the documented example adapter', { concurrent: false }, async ({ expect }) => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--seed', '11', '--num-runs', '3', '--max-rps', '1000', '--only', WEBHOOK_IDS];
-    const [builtIn, example] = await Promise.all([servers.run(args), servers.run([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')])]);
+    const [builtIn, example] = await Promise.all([servers.run(args, sourceDb()), servers.run([...args, '--adapter', join(ROOT, 'fixtures/adapters/example-adapter.mjs')], sourceDb())]);
     const verdicts = (r: typeof builtIn) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(builtIn).length).toBeGreaterThanOrEqual(22);
     expect(verdicts(builtIn).every((v) => v.endsWith(': passed')), builtIn.stdout.slice(-2000)).toBe(true);
@@ -328,7 +332,7 @@ describe.concurrent('dss-conformance run against a separately started serve', ()
   test('the same seed gives the same verdicts and the same generated requests', { concurrent: false }, async ({ expect }) => {
     const args = ['run', '--base-url', baseUrl, '--api-key', 'k1-secret-key', '--org-key', 'o1-secret-key', '--profile', 'reference', '--seed', '99', '--num-runs', '5', '--max-rps', '1000'];
     // At once: a seed's requests may not depend on what else reaches the target meanwhile.
-    const [a, b, other] = await Promise.all([servers.run(args), servers.run(args), servers.run(args.map((x) => (x === '99' ? '100' : x)))]);
+    const [a, b, other] = await Promise.all([servers.run(args, sourceDb()), servers.run(args, sourceDb()), servers.run(args.map((x) => (x === '99' ? '100' : x)), sourceDb())]);
     const verdicts = (r: typeof a) => r.result!.checks.map((c) => `${c.title}: ${c.status}`);
     expect(verdicts(a)).toEqual(verdicts(b));
     expect(readFileSync(join(a.reports, 'requests.json'), 'utf8')).toEqual(readFileSync(join(b.reports, 'requests.json'), 'utf8'));
@@ -345,7 +349,7 @@ describe.concurrent('hostile deliveries are recorded as violations and the run s
     ['extra-delivery-gzip-bomb', 'inflated body over cap'],
     ['delivery-not-gzip', 'not gzip'],
   ] as Array<[string, string]>)('%s: "%s" in deliveries.json, junit.xml and the console', async ([fault, violation], { expect }) => {
-    const run = await servers.run(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS]);
+    const run = await servers.run(['run', '--fault', fault, '--seed', '5', '--num-runs', '3', '--only', WEBHOOK_IDS], sourceDb());
     expect(run.code, run.stderr).toBe(1);
     const log = JSON.parse(readFileSync(join(run.reports, 'deliveries.json'), 'utf8')) as { deliveries: Array<{ violations: string[] }> };
     expect(log.deliveries.some((d) => d.violations.includes(violation))).toBe(true);

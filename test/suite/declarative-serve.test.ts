@@ -36,7 +36,7 @@ afterAll(() => {
 // The target is a process of its own (that is the point); the kit's runs are judged by their
 // verdicts and reports only, so they go to two long-lived children that load the kit once
 // (test/suite/run-server-pool.ts), a test's two runs at once.
-const runs = useRunServers(2);
+const runs = useRunServers(2, { sharedSourceDb: true });
 
 async function serve(faults: string[]): Promise<string> {
   const child = spawn(process.execPath, [join(ROOT, 'src/cli.ts'), 'serve', '--port', '0', '--api-key', KEY, '--org-key', ORG, ...faults.flatMap((f) => ['--fault', f])], {

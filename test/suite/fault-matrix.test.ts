@@ -5,7 +5,7 @@ import { useSharedSourceDb } from '../helpers/shared-source-db.ts';
 import { useRunServers } from './run-server-pool.ts';
 import { AREA, FULL_RUNS, SHALLOW_RUNS, faultRunArgs, selectionOf } from './fault-selection.ts';
 
-// The runs share one embedded source database (test/helpers/shared-source-db.ts), and a few
+// The runs share the embedded source database of `npm test` (test/helpers/shared-source-db.ts), and a few
 // processes that each do one run after another (test/suite/run-server-pool.ts): loading the kit
 // was most of a small run's CPU.
 const sourceDb = useSharedSourceDb();

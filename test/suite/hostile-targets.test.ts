@@ -25,7 +25,7 @@ const LANES = 3;
 // signals, a closed stdout and the exit are tested with a process per run elsewhere): the runs go
 // to LANES long-lived children that load the kit once (test/suite/run-server-pool.ts). A child a
 // hostile run left a handle in is replaced by a fresh one.
-const servers = useRunServers(LANES);
+const servers = useRunServers(LANES, { sharedSourceDb: true });
 
 /**
  * The cheapest complete run's wall time (test/helpers/cli-baseline.ts), measured as LANES of them

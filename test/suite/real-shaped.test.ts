@@ -18,7 +18,7 @@ import { useRunServers } from './run-server-pool.ts';
 
 // The runs judged by their verdict and reports go to one long-lived child that loads the kit once
 // (test/suite/run-server-pool.ts); the interrupted run is a process of its own, as a signal needs.
-const servers = useRunServers(1);
+const servers = useRunServers(1, { sharedSourceDb: true });
 
 const KEY = 'real-shaped-api-key';
 const ORG = 'real-shaped-org-key';

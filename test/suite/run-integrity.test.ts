@@ -17,7 +17,7 @@ import { useRunServers } from './run-server-pool.ts';
 
 // The runs that read only a verdict and reports go to shared children that load the kit once
 // (test/suite/run-server-pool.ts); a signal and the time budget keep a process of their own.
-const servers = useRunServers(2);
+const servers = useRunServers(2, { sharedSourceDb: true });
 
 let reference: RunningReference;
 let slow: Hostile;

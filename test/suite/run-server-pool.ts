@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import type { RunReply, RunRequest } from '../helpers/run-server.ts';
 import { type CliRun, ROOT, runReports, withReports, withoutTargetEnv } from './run-cli.ts';
+import { useSharedSourceDb } from '../helpers/shared-source-db.ts';
 
 // The matrices read only a run's verdict (exit code, results.json, its output): they hand their
 // runs to a few long-lived children (test/helpers/run-server.ts), which load the kit once instead
@@ -33,14 +34,22 @@ export interface RunServerPool {
   close(): Promise<void>;
 }
 
+export interface RunServerOptions {
+  /**
+   * Runs get the shared source database (test/helpers/shared-source-db.ts) unless their env or
+   * command line names one: for files whose runs judge anything but the default database path.
+   */
+  sharedSourceDb?: boolean;
+}
+
 /** A pool of at most `size` children (vitest.config.ts's maxConcurrency), stopped when the calling file ends. */
-export function useRunServers(size = 3): RunServerPool {
-  const pool = createRunServerPool(size);
+export function useRunServers(size = 3, options: RunServerOptions = {}): RunServerPool {
+  const pool = createRunServerPool(size, options.sharedSourceDb ? useSharedSourceDb()() : {});
   afterAll(() => pool.close());
   return pool;
 }
 
-export function createRunServerPool(size: number): RunServerPool {
+export function createRunServerPool(size: number, defaultEnv: Record<string, string> = {}): RunServerPool {
   const idle: Server[] = [];
   const all = new Set<Server>();
   const waiting: Array<(s: Server) => void> = [];
@@ -97,7 +106,8 @@ export function createRunServerPool(size: number): RunServerPool {
     const { argv, reports } = withReports(args);
     const server = await acquire();
     if (server.runs > 0) reused += 1;
-    const request: RunRequest = { id: nextId++, args: argv, env: Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)) };
+    const given = args.some((a) => a === '--source-db' || a.startsWith('--source-db=')) ? {} : defaultEnv;
+    const request: RunRequest = { id: nextId++, args: argv, env: Object.fromEntries(Object.entries({ ...given, ...env }).filter((e): e is [string, string] => e[1] !== undefined)) };
     // Never rejects: a child that dies or cannot be sent to answers with an Error.
     const reply = await new Promise<RunReply | Error>((resolve) => {
       const timer = setTimeout(() => server.child.kill('SIGKILL'), timeoutMs);

@@ -19,7 +19,7 @@ const SEED = '20261122';
 
 // The runs are judged by their exit code, output and reports: they go to three shared run servers
 // (test/suite/run-server-pool.ts), side by side as three CI jobs would run the shards.
-const servers = useRunServers(3);
+const servers = useRunServers(3, { sharedSourceDb: true });
 
 let serve: ChildProcess | undefined;
 let baseUrl = '';
