@@ -12,15 +12,13 @@ const sourceDb = useSharedSourceDb();
 const servers = useRunServers();
 
 // The proof that every check can fail: the suite runs against the reference with one rule broken
-// at a time and must fail exactly the requirements that fault names. What each fault's run selects,
-// and why, is test/suite/fault-selection.ts's (shared with bench/fault-seeds.ts, which runs this
-// matrix over several seeds). What a webhook fault's narrower run drops: that the area's other
-// checks still pass under it, i.e. that the fault's list is complete. What it keeps is what the
-// matrix is for, each row's claim: every requirement the fault names fails, its checks run as in a
-// whole run, and nothing else selected fails. A webhook check failing beside a fault's own says the
-// fault breaks more than it names (its row still proves what it names), or that the check is
-// stricter than the spec, which is what the clean run below and the benign matrix (every area,
-// every variant) are there to catch.
+// at a time and must fail exactly the requirements that fault names. What each fault's run selects
+// (its own requirements), and what that does not prove, is test/suite/fault-selection.ts's
+// (shared with bench/fault-seeds.ts, which runs this matrix over several seeds). Each row's claim:
+// every requirement the fault names fails, its checks run as in a whole run, and nothing else
+// selected fails. A check failing beside a fault's own says the fault breaks more than it names
+// (its row still proves what it names), or that the check is stricter than the spec, which is what
+// the clean run below and the benign matrix (every area, every variant) are there to catch.
 
 const SEED = '20261122';
 
