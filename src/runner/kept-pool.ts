@@ -17,8 +17,6 @@ const ENTRY = fileURLToPath(new URL(`./kept-thread${extname(fileURLToPath(import
 interface Kept {
   thread: Worker;
   execArgv: string;
-  /** Where the thread's stdout and stderr go: the streams of the Vitest instance using it. */
-  out: { stdout: NodeJS.WritableStream; stderr: NodeJS.WritableStream };
 }
 
 let kept: Kept | undefined;
@@ -49,11 +47,12 @@ export async function endKeptThread(): Promise<void> {
 }
 
 function startThread(options: PoolOptions): Kept {
-  const thread = new Worker(ENTRY, { env: options.env, execArgv: options.execArgv, stdout: true, stderr: true });
+  // The thread's stdout and stderr go to this process's, as Node pipes them by default (vitest's
+  // threads pool pipes them to its logger's streams, which are these). A stream read with
+  // `stdout: true` would keep the thread's port active between runs, as if the run had left it.
+  const thread = new Worker(ENTRY, { env: options.env, execArgv: options.execArgv });
   threadsStarted += 1;
-  const k: Kept = { thread, execArgv: JSON.stringify(options.execArgv), out: { stdout: process.stdout, stderr: process.stderr } };
-  thread.stdout.on('data', (chunk: Buffer) => k.out.stdout.write(chunk));
-  thread.stderr.on('data', (chunk: Buffer) => k.out.stderr.write(chunk));
+  const k: Kept = { thread, execArgv: JSON.stringify(options.execArgv) };
   thread.once('exit', () => {
     if (kept === k) kept = undefined;
   });
@@ -119,8 +118,6 @@ class KeptThreadWorker implements PoolWorker {
     if (kept && kept.execArgv !== JSON.stringify(this.options.execArgv)) await endKeptThread();
     kept ??= startThread(this.options);
     this.k = kept;
-    const logger = this.options.project.vitest.logger;
-    this.k.out = { stdout: logger.outputStream, stderr: logger.errorStream };
     this.k.thread.ref();
     // Before vitest's `start`: messages arrive in order.
     this.k.thread.postMessage({ [KEPT]: 'env', env: this.options.env } satisfies KeptMessage);
@@ -132,7 +129,6 @@ class KeptThreadWorker implements PoolWorker {
     this.k = undefined;
     for (const [event, listener] of this.listeners.splice(0)) k.thread.off(event, listener);
     const leaked = kept === k ? await leaksOf(k.thread) : [];
-    k.out = { stdout: process.stdout, stderr: process.stderr };
     if (leaked.length > 0) {
       dropped.push(leaked);
       if (kept === k) kept = undefined;

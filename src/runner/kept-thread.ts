@@ -22,9 +22,10 @@ function state(): Map<string, number> {
   return found;
 }
 
-function differences(before: Map<string, number>, after: Map<string, number>): string[] {
-  const keys = new Set([...before.keys(), ...after.keys()]);
-  return [...keys].filter((k) => (after.get(k) ?? 0) > (before.get(k) ?? 0)).map((k) => `${k}: ${before.get(k) ?? 0} before, ${after.get(k) ?? 0} after`);
+function differences(held: Map<string, number>, now: Map<string, number>): string[] {
+  // Listeners are compared once the baseline has them (see below).
+  const keys = [...now.keys()].filter((k) => k.startsWith('active ') || held.has(k) || baseline);
+  return keys.filter((k) => (now.get(k) ?? 0) > (held.get(k) ?? 0)).map((k) => `${k}: ${held.get(k) ?? 0} before, ${now.get(k) ?? 0} after`);
 }
 
 /** Handles closed at a run's end leave the list a few turns of the loop later: waited for, within a bound. */
@@ -37,7 +38,12 @@ async function leftBehind(baseline: Map<string, number>): Promise<string[]> {
   return diff;
 }
 
-/** What the first run left (vitest's own listeners, set up once per thread): every later run is held to it. */
+/**
+ * The first run is held to the thread's resources before it (vitest's own process listeners are
+ * set up once per thread, in that run); what it leaves, listeners included, is what every later
+ * run is held to.
+ */
+let before = new Map<string, number>();
 let baseline: Map<string, number> | undefined;
 
 function control(message: KeptMessage): void {
@@ -47,7 +53,7 @@ function control(message: KeptMessage): void {
     for (const [name, value] of Object.entries(message.env)) if (value !== undefined) process.env[name] = value;
   } else if (message?.[KEPT] === 'leaks') {
     void (async () => {
-      const leaked = baseline ? await leftBehind(baseline) : [];
+      const leaked = await leftBehind(baseline ?? before);
       baseline ??= state();
       port.postMessage({ [KEPT]: 'leaks', leaked });
     })();
@@ -96,3 +102,5 @@ init({
     };
   },
 });
+// The thread's port, listened to now, is there from the start.
+before = new Map([...state()].filter(([key]) => key.startsWith('active ')));

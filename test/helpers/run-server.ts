@@ -86,7 +86,24 @@ async function settled(baseline: Map<string, string>): Promise<string[]> {
 const savedEnv = { ...process.env };
 let baseline = new Map<string, string>();
 
+/**
+ * A kept worker thread's stdout and stderr are piped into this process's (src/runner/kept-pool.ts):
+ * the pipe's listeners on them (one each of what Readable.pipe adds) are the thread's, there as
+ * long as it is. The run that started the thread brings them into the baseline.
+ */
+function withThreadPipes(before: Map<string, string>): Map<string, string> {
+  const after = new Map(before);
+  for (const stream of ['stdout', 'stderr']) {
+    for (const event of ['error', 'unpipe', 'close', 'finish']) {
+      const key = `${stream} listeners '${event}'`;
+      after.set(key, String(Number(before.get(key) ?? 0) + 1));
+    }
+  }
+  return after;
+}
+
 async function serve(request: RunRequest): Promise<RunReply> {
+  const threadsBefore = keptPoolStats().threadsStarted;
   Object.assign(process.env, request.env);
   let stdout = '';
   let stderr = '';
@@ -105,6 +122,7 @@ async function serve(request: RunRequest): Promise<RunReply> {
   resetClientState();
   await closeSharedAgent();
   process.exitCode = undefined;
+  if (keptPoolStats().threadsStarted !== threadsBefore) baseline = withThreadPipes(baseline);
   const leaked = await settled(baseline);
   const { threadsStarted, dropped } = keptPoolStats();
   return { id: request.id, code, stdout, stderr, ...(leaked.length > 0 ? { leaked } : {}), threads: { started: threadsStarted, dropped } };
