@@ -28,7 +28,8 @@ const { closeSharedAgent, resetClientState } = await import('../../src/client/ht
 // One vitest worker thread for all the child's runs (src/runner/kept-pool.ts): a new thread per
 // run was most of a small run's CPU (~0.45 s of ~0.6 s, measured).
 const { keepWorkerThread, keptPoolStats } = await import('../../src/runner/kept-pool.ts');
-keepWorkerThread(true);
+// DSSC_KEPT_THREAD=0: a new thread per run, as the CLI does (to compare the two).
+keepWorkerThread(process.env.DSSC_KEPT_THREAD !== '0');
 
 export interface RunRequest {
   id: number;
