@@ -85,6 +85,11 @@ class KeptThreadWorker implements PoolWorker {
   private k: Kept | undefined;
   /** What vitest's runner listens to on the thread: removed at stop, as a thread's end removed them. */
   private readonly listeners: Array<[string, Listener]> = [];
+  /** Whether the thread answered vitest's `stop` (its run and teardown over): a forced stop does not ask. */
+  private stopped = false;
+  private readonly onMessage = (message: { __vitest_worker_response__?: boolean; type?: string }) => {
+    if (message?.__vitest_worker_response__ && message.type === 'stopped') this.stopped = true;
+  };
 
   constructor(options: PoolOptions) {
     this.options = options;
@@ -119,6 +124,8 @@ class KeptThreadWorker implements PoolWorker {
     kept ??= startThread(this.options);
     this.k = kept;
     this.k.thread.ref();
+    this.stopped = false;
+    this.k.thread.on('message', this.onMessage);
     // Before vitest's `start`: messages arrive in order.
     this.k.thread.postMessage({ [KEPT]: 'env', env: this.options.env } satisfies KeptMessage);
   }
@@ -128,7 +135,9 @@ class KeptThreadWorker implements PoolWorker {
     if (!k) return;
     this.k = undefined;
     for (const [event, listener] of this.listeners.splice(0)) k.thread.off(event, listener);
-    const leaked = kept === k ? await leaksOf(k.thread) : [];
+    k.thread.off('message', this.onMessage);
+    // A thread stopped without its teardown (vitest's forced stop, at a cancel) may still be running tests.
+    const leaked = kept !== k ? [] : this.stopped ? await leaksOf(k.thread) : ['the run was stopped before its teardown'];
     if (leaked.length > 0) {
       dropped.push(leaked);
       if (kept === k) kept = undefined;
