@@ -5,6 +5,7 @@ import { RateLimiter, type Start } from './rate-limiter.ts';
 import { after429, DEFAULT_MAX_RETRY_AFTER_MS } from './retry.ts';
 import { resetSlots, slotsFor } from './slots.ts';
 import { resetTargetStates, targetState, type TargetState } from './target-state.ts';
+import { perRun } from '../run-state.ts';
 
 export type BasicComposition = 'key-as-username' | 'key-as-password';
 export type AuthMode = 'bearer' | 'basic' | 'none' | { authorization: string };
@@ -109,6 +110,11 @@ export function resetClientState(): void {
   resetSlots();
   RateLimiter.resetShared();
 }
+// Keep-alive connections belong to one run: a later run's embedded reference may get the same port.
+perRun(async () => {
+  resetClientState();
+  await closeSharedAgent();
+});
 
 const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** Outcomes that say nothing about the target, as no request reached it. */

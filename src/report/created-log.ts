@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ResourceKind } from '../profile/cleanup-spec.ts';
 import { RunFileAppender, startRunFile } from './run-file.ts';
+import { perRun } from '../run-state.ts';
 
 // What a run created on its target, as the worker saw each creation answered: one JSON line per
 // resource, appended as it happens, so the runner can delete them at the end of the run and when
@@ -20,6 +21,10 @@ export interface CreatedResource {
 // Created by the runner, only appended to by the worker (src/report/run-file.ts): a line written
 // after the runner removed it (the run ended or was interrupted) does not bring the file back.
 let log: { dir: string; file: RunFileAppender } | undefined;
+perRun(() => {
+  log?.file.close();
+  log = undefined;
+});
 
 /** The worker's side. A lost line leaves that resource behind, named with the run's prefix. */
 export function appendCreated(dir: string, resource: CreatedResource): void {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ERROR_ANSWERS_FILE, type ErrorAnswer } from './error-answers.ts';
 import type { EventLog } from './events.ts';
 import { RunFileAppender, startRunFile } from './run-file.ts';
+import { perRun } from '../run-state.ts';
 
 // The error answers go from the worker to the runner through one file in --reports, created by
 // the runner and only appended to by the worker (src/report/run-file.ts). The file stays between
@@ -10,6 +11,10 @@ import { RunFileAppender, startRunFile } from './run-file.ts';
 // pass ended.
 
 let writer: { dir: string; file: RunFileAppender } | undefined;
+perRun(() => {
+  writer?.file.close();
+  writer = undefined;
+});
 
 /** The worker's side: one line per answer. Losing a line costs the ERR evidence, not the run. */
 export function appendErrorAnswer(dir: string, answer: ErrorAnswer): void {

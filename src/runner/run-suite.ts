@@ -7,6 +7,7 @@ import { pollSettings } from '../adapters/options.ts';
 import type { CollectReporter } from './collect-reporter.ts';
 import type { RunSettings } from './settings.ts';
 import { specFilesFor, specGlob } from './spec-files.ts';
+import { keptPool } from './kept-pool.ts';
 
 /**
  * The kit's own modules, loaded by Node in the suite's worker as the CLI loads them (Node strips the
@@ -72,7 +73,8 @@ export async function runSuite(settings: RunSettings, pattern: RegExp | undefine
       isolate: false,
       // A worker thread, not a forked process: a fork is a second Node runtime (and vitest adds a
       // watchdog process for it), ~100 MB of the run's peak RSS; the thread shares this one.
-      pool: 'threads',
+      // (The test run server keeps one thread for all its runs: src/runner/kept-pool.ts.)
+      pool: keptPool() ?? 'threads',
       maxWorkers: 1,
       // A webhook check may wait for three runs one after another (full sync), each up to the poll timeout.
       // The first check that needs the source database may wait for it (settings.sourceDb.waitUntil).

@@ -11,6 +11,7 @@ import { sourceDbValues } from '../source-db/placeholders.ts';
 import { RequestLogWriter } from '../report/request-log.ts';
 import { credentialClass } from '../report/credential-class.ts';
 import { creationsOf, noteCreation } from './creations.ts';
+import { perRun } from '../run-state.ts';
 
 // Shared by every spec file of a run. The runner uses one worker without isolation, so the
 // memoised fixtures below are created once per run and reused across files.
@@ -199,6 +200,18 @@ export async function createConnection(kind: KindName, configuration?: Record<st
 }
 
 const memo = new Map<string, Promise<unknown>>();
+perRun(() => {
+  cachedSettings = undefined;
+  cachedRedactor = undefined;
+  requestLog?.close();
+  requestLog = undefined;
+  learned.clear();
+  client = undefined;
+  creations = undefined;
+  counter = 0;
+  memo.clear();
+});
+
 /** Created once per run; a failure is remembered too, so every dependent check skips fast. */
 export function once<T>(key: string, make: () => Promise<T>): Promise<T> {
   let p = memo.get(key) as Promise<T> | undefined;

@@ -7,6 +7,7 @@ import { operationCases } from '../generators/all-pairs.ts';
 import { walked } from './input-space-record.ts';
 import { values } from '../generators/input-space.ts';
 import { otherActivity } from './later.ts';
+import { perRun } from '../run-state.ts';
 
 // The receiver's side of the webhook checks: what it answers (WH-020/021), the capture log of
 // those exchanges (WH-022), and the timestamps against its own clock (WH-007).
@@ -92,6 +93,7 @@ export interface FailingResult {
 
 /** The second runs of the full-sync and skip-backfill cases, by label: each is started once. */
 const laterRuns = new Map<string, StartedRun>();
+perRun(() => laterRuns.clear());
 
 /**
  * The scenarios of `cases` and their failing runs: every run is started before any is waited for,

@@ -9,6 +9,7 @@ import { fakerValue } from '../generators/from-schema.ts';
 import { values, type DimensionValue } from '../generators/input-space.ts';
 import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
+import { perRun } from '../run-state.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { applyEdits, EDGE_ROWS, FIELDS, type RowEdit } from './webhook-data.ts';
 import { openSource, unmet, type FedSource } from './webhook-source.ts';
@@ -284,6 +285,11 @@ export async function runOnce(s: Scenario): Promise<RunEvidence> {
 
 /** The channel each scenario's deliveries arrive on, by channel id: a delivery's record names its scenario. */
 const channelLabels = new Map<string, string>();
+perRun(() => {
+  scenarios.clear();
+  sources.clear();
+  channelLabels.clear();
+});
 
 /** One delivery as the reports show it (secrets redacted). */
 function deliveryRecord(d: Delivery) {

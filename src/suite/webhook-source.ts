@@ -5,6 +5,7 @@ import { TransportError } from '../client/http-client.ts';
 import { SourceDb } from '../source-db/database.ts';
 import { fillTemplate, once, profile, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
 import { SOURCE_COLUMNS } from './webhook-columns.ts';
+import { perRun } from '../run-state.ts';
 
 // Where a scenario's rows live. An adapter with createSourceConnection + createModel reads them
 // from the kit's source database, as a real service's user would set it up: the kit creates the
@@ -39,6 +40,13 @@ export function sourceDb(): Promise<SourceDb> {
   );
   return pending;
 }
+// The connection of a run that ended without its afterAll (interrupted) is closed, not reused.
+perRun(async () => {
+  const db = connected;
+  connected = undefined;
+  pending = undefined;
+  await db?.close();
+});
 
 /** A connect attempt gets at least this long (a loaded machine's handshake), however close the bound. */
 const MIN_CONNECT_MS = 10_000;

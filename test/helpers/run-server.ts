@@ -11,8 +11,10 @@ import { differences, snapshot } from './process-state.ts';
 // next one could see: what it could leave (process listeners, handles, the environment, the
 // client's per-target state) is reset or compared after each run, and a child that finds a
 // difference answers that run and exits, so the next run gets a fresh process. The suite's own
-// state (src/suite/context.ts and the fixtures) lives in vitest's worker thread, new for each run;
-// what the main thread's modules keep between runs is compiled validators of fixed schemas and the
+// state (src/suite/context.ts and the fixtures) lives in vitest's worker thread, kept for all the
+// child's runs (src/runner/kept-pool.ts): each run's start puts it back (src/run-state.ts), and a
+// run that leaves a resource in the thread ends it, so the next run gets a new thread. What the
+// main thread's modules keep between runs is compiled validators of fixed schemas and the
 // package's version, the same for every run.
 
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'dss-conformance-compile-cache');
@@ -23,6 +25,11 @@ const { cli } = await import('../../src/cli-main.ts');
 // The run command and the client, loaded now: the state they keep is part of the baseline below.
 await import('../../src/runner/run-command.ts');
 const { closeSharedAgent, resetClientState } = await import('../../src/client/http-client.ts');
+// One vitest worker thread for all the child's runs (src/runner/kept-pool.ts): a new thread per
+// run was most of a small run's CPU (~0.45 s of ~0.6 s, measured).
+const { keepWorkerThread, keptPoolStats } = await import('../../src/runner/kept-pool.ts');
+// DSSC_KEPT_THREAD=0: a new thread per run, as the CLI does (to compare the two).
+keepWorkerThread(process.env.DSSC_KEPT_THREAD !== '0');
 
 export interface RunRequest {
   id: number;
@@ -37,6 +44,8 @@ export interface RunReply {
   stderr: string;
   /** What the run left behind that the next could see; the child exits after this reply. */
   leaked?: string[];
+  /** The child's kept worker thread so far: threads started, and what runs left that ended one. */
+  threads: { started: number; dropped: readonly string[][] };
 }
 
 type Write = NodeJS.WriteStream['write'];
@@ -78,7 +87,24 @@ async function settled(baseline: Map<string, string>): Promise<string[]> {
 const savedEnv = { ...process.env };
 let baseline = new Map<string, string>();
 
+/**
+ * A kept worker thread's stdout and stderr are piped into this process's (src/runner/kept-pool.ts):
+ * the pipe's listeners on them (one each of what Readable.pipe adds) are the thread's, there as
+ * long as it is. The run that started the thread brings them into the baseline.
+ */
+function withThreadPipes(before: Map<string, string>): Map<string, string> {
+  const after = new Map(before);
+  for (const stream of ['stdout', 'stderr']) {
+    for (const event of ['error', 'unpipe', 'close', 'finish']) {
+      const key = `${stream} listeners '${event}'`;
+      after.set(key, String(Number(before.get(key) ?? 0) + 1));
+    }
+  }
+  return after;
+}
+
 async function serve(request: RunRequest): Promise<RunReply> {
+  const threadsBefore = keptPoolStats().threadsStarted;
   Object.assign(process.env, request.env);
   let stdout = '';
   let stderr = '';
@@ -97,8 +123,10 @@ async function serve(request: RunRequest): Promise<RunReply> {
   resetClientState();
   await closeSharedAgent();
   process.exitCode = undefined;
+  if (keptPoolStats().threadsStarted !== threadsBefore) baseline = withThreadPipes(baseline);
   const leaked = await settled(baseline);
-  return { id: request.id, code, stdout, stderr, ...(leaked.length > 0 ? { leaked } : {}) };
+  const { threadsStarted, dropped } = keptPoolStats();
+  return { id: request.id, code, stdout, stderr, ...(leaked.length > 0 ? { leaked } : {}), threads: { started: threadsStarted, dropped } };
 }
 
 // One run at a time: the parent sends the next request only after the reply.

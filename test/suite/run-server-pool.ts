@@ -17,6 +17,7 @@ interface Server {
   stderr: string;
   gone: boolean;
   runs: number;
+  threads: RunReply['threads'];
 }
 
 /**
@@ -31,6 +32,8 @@ export interface RunServerPool {
   readonly reused: number;
   /** What runs left behind, each time a child was retired for it. */
   readonly leaks: string[][];
+  /** The children's kept worker threads (src/runner/kept-pool.ts): how many started, and what runs left that ended one. */
+  readonly threads: { started: number; dropped: string[][] };
   close(): Promise<void>;
 }
 
@@ -52,6 +55,8 @@ export function useRunServers(size = 3, options: RunServerOptions = {}): RunServ
 export function createRunServerPool(size: number, defaultEnv: Record<string, string> = {}): RunServerPool {
   const idle: Server[] = [];
   const all = new Set<Server>();
+  /** Every child, retired ones too: for the thread counts. */
+  const everStarted: Server[] = [];
   const waiting: Array<(s: Server) => void> = [];
   let nextId = 0;
   let reused = 0;
@@ -65,7 +70,7 @@ export function createRunServerPool(size: number, defaultEnv: Record<string, str
       execArgv: [],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
-    const server: Server = { child, stderr: '', gone: false, runs: 0 };
+    const server: Server = { child, stderr: '', gone: false, runs: 0, threads: { started: 0, dropped: [] } };
     // Output outside any run (a crash's stack): kept for the error of the run it ended.
     child.stdout!.on('data', (c: Buffer) => (server.stderr += c.toString()));
     child.stderr!.on('data', (c: Buffer) => (server.stderr += c.toString()));
@@ -85,6 +90,7 @@ export function createRunServerPool(size: number, defaultEnv: Record<string, str
       pending?.done(new Error(`the run server exited (${signal ?? code}) during a run:\n${server.stderr.slice(-3000)}`));
     });
     all.add(server);
+    everStarted.push(server);
     return server;
   }
 
@@ -116,6 +122,7 @@ export function createRunServerPool(size: number, defaultEnv: Record<string, str
         if (error) server.pending?.done(error);
       });
     });
+    if (!(reply instanceof Error)) server.threads = reply.threads;
     // A child that left state behind exits after its reply: it takes no other run.
     if (!(reply instanceof Error) && reply.leaked) {
       leaks.push(reply.leaked);
@@ -150,6 +157,10 @@ export function createRunServerPool(size: number, defaultEnv: Record<string, str
     },
     get leaks() {
       return leaks;
+    },
+    get threads() {
+      const servers = [...everStarted];
+      return { started: servers.reduce((n, s) => n + s.threads.started, 0), dropped: servers.flatMap((s) => s.threads.dropped) };
     },
     close,
   };

@@ -44,6 +44,18 @@ test('a run in a child that has already run one equals the run in its own proces
   expect(shared.stdout).toContain('with fault no-auth-url');
 });
 
+test('a clean run after a fault run in the same kept worker thread equals the clean run in its own process', async () => {
+  // The child's vitest worker thread is kept from run to run (src/runner/kept-pool.ts): the
+  // suite's fixtures, names and connections of the fault runs above must not reach this one.
+  const [shared, own] = [await servers.run(['run', ...ARGS]), await runCli(['run', ...ARGS])];
+  expect(servers.threads, 'every run of the child went to one worker thread, none left state in it').toEqual({ started: 1, dropped: [] });
+  expect(servers.leaks).toEqual([]);
+  expect(shared.code).toBe(own.code);
+  expect(shared.result && failedIds(shared.result)).toEqual(own.result && failedIds(own.result));
+  expect(shared.result!.verdict).toEqual(own.result!.verdict);
+  expect(sentRequests(shared.reports)).toEqual(sentRequests(own.reports));
+});
+
 test('an error ends a shared run with the one line and exit code of the CLI', async () => {
   const args = ['run', '--num-runs', 'many'];
   const [shared, own] = [await servers.run(args), await runCli(args)];
