@@ -1,8 +1,8 @@
 // What a module keeps for one run (the suite's fixtures, the client's connections, open log
 // files) must not reach the next run in the same process or worker thread. A fresh worker thread
-// per run gave that for free; a worker kept for many runs (src/runner/persistent-pool.ts, the
+// per run gave that for free; a worker kept for many runs (src/runner/kept-pool.ts, the
 // test run server's) does not, so every module that keeps run state registers here how to put it
-// back as a fresh load would have it. test/run-state.test.ts holds every module-level variable
+// back as a fresh load would have it. test/suite/run-state.test.ts holds every module-level variable
 // of src/ to this: registered here, or listed there as the same for every run.
 
 type Reset = () => void | Promise<void>;
