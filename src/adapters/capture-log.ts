@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { inflateChunkSize } from '../inflate-chunk.ts';
 import { request } from 'undici';
 import { atPointer } from '../profile/profile.ts';
 import { describeTransportError } from '../client/http-client.ts';
@@ -32,7 +33,7 @@ export function entriesOfFile(bytes: Buffer, spec: Pick<ReadLogSpec, 'format' | 
   const gzipped = spec.gzip ?? (bytes[0] === 0x1f && bytes[1] === 0x8b);
   let text: string;
   try {
-    text = (gzipped ? gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES }) : bytes).toString('utf8');
+    text = (gzipped ? gunzipSync(bytes, { maxOutputLength: MAX_INFLATED_BYTES, chunkSize: inflateChunkSize(bytes.length) }) : bytes).toString('utf8');
   } catch (error) {
     throw new Error(`${what}: not gzip (${(error as Error).message.split('\n')[0]})`);
   }

@@ -1,4 +1,5 @@
 import { gunzip, gunzipSync } from 'node:zlib';
+import { inflateChunkSize } from '../inflate-chunk.ts';
 
 /** Request headers from node's rawHeaders: names lowercased, duplicates joined with ', '. */
 export function joinHeaders(rawHeaders: readonly string[]): Record<string, string> {
@@ -120,7 +121,7 @@ function parseText(text: Buffer): ParsedText {
  */
 export function reparse(body: Buffer, inflated: Buffer | undefined, maxInflatedBytes: number): unknown {
   try {
-    const text = inflated ?? (isGzip(body) ? gunzipSync(body, { maxOutputLength: maxInflatedBytes }) : body);
+    const text = inflated ?? (isGzip(body) ? gunzipSync(body, { maxOutputLength: maxInflatedBytes, chunkSize: inflateChunkSize(body.length) }) : body);
     return parseText(text).json;
   } catch {
     return undefined;
@@ -144,6 +145,6 @@ export function ownCopy(chunks: readonly Buffer[], length = chunks.reduce((n, c)
 
 function gunzipCapped(body: Buffer, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    gunzip(body, { maxOutputLength: max }, (err, out) => (err ? reject(err) : resolve(out)));
+    gunzip(body, { maxOutputLength: max, chunkSize: inflateChunkSize(body.length) }, (err, out) => (err ? reject(err) : resolve(out)));
   });
 }

@@ -1,4 +1,5 @@
 import { gunzipSync } from 'node:zlib';
+import { inflateChunkSize } from '../inflate-chunk.ts';
 import { sameSecret } from '../reference/auth.ts';
 import { parseIsoUtc } from '../iso8601.ts';
 
@@ -79,7 +80,7 @@ export const looksGzipped = (body: Buffer): boolean => body[0] === GZIP_MAGIC[0]
 
 export function gunzip(body: Buffer): Buffer {
   try {
-    return gunzipSync(body, { maxOutputLength: MAX_INFLATED_BYTES });
+    return gunzipSync(body, { maxOutputLength: MAX_INFLATED_BYTES, chunkSize: inflateChunkSize(body.length) });
   } catch (error) {
     throw new BadInput(`the body is not valid gzip (${(error as Error).message})`);
   }
