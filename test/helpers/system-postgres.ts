@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -64,7 +64,32 @@ export async function startSystemPostgres(): Promise<SystemPostgres> {
   const server: ChildProcess = spawn(...as(join(bin, 'postgres'), ['-D', data, '-h', '127.0.0.1', '-p', String(port), '-k', dir, '-c', 'fsync=off']), { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   server.stderr!.on('data', (d) => (log += String(d)));
+  // As root the child is runuser, which does not pass a signal on to the server it started: the
+  // server itself (postmaster.pid's first line) is told to stop, or it outlives the test with its
+  // files gone (found: three such servers after test/source-db/run.test.ts and schema.test.ts).
+  const serverPid = (): number | undefined => {
+    try {
+      return Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]) || undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const stop = async () => {
+    const pid = serverPid();
+    if (pid !== undefined && alive(pid)) {
+      process.kill(pid, 'SIGINT');
+      // A hang guard: a fast shutdown takes well under a second.
+      for (let waited = 0; alive(pid) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
     if (server.exitCode === null) {
       const exited = new Promise((resolve) => server.once('exit', resolve));
       server.kill('SIGINT');
