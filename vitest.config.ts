@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { SHARED_WORKER_FILES } from './test/helpers/shared-worker-files.ts';
 
 // The project's own tests. The conformance specs in specs/ are run by `dss-conformance run`,
 // which builds its own vitest configuration (src/runner/).
@@ -43,8 +44,19 @@ export default defineConfig({
     // others fill the gaps (vitest's default on 2 cores is one file at a time; two left ~1,500
     // file-seconds in a 13-minute run).
     maxWorkers: 3,
-    include: ['test/**/*.test.ts'],
-    // One source database for the runs that take it (test/helpers/shared-source-db.ts).
-    globalSetup: ['test/helpers/shared-source-db.ts'],
+    projects: [
+      // Pure files share workers (test/helpers/shared-worker-files.ts); every other file has its own.
+      { extends: true, test: { name: 'shared-worker', include: [...SHARED_WORKER_FILES], isolate: false } },
+      {
+        extends: true,
+        test: {
+          name: 'own-worker',
+          include: ['test/**/*.test.ts'],
+          exclude: [...SHARED_WORKER_FILES],
+          // One source database for the runs that take it (test/helpers/shared-source-db.ts).
+          globalSetup: ['test/helpers/shared-source-db.ts'],
+        },
+      },
+    ],
   },
 });
