@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { SHARED_WORKER_FILES } from './test/helpers/shared-worker-files.ts';
@@ -6,26 +7,32 @@ import { SHARED_WORKER_FILES } from './test/helpers/shared-worker-files.ts';
 // The project's own tests. The conformance specs in specs/ are run by `dss-conformance run`,
 // which builds its own vitest configuration (src/runner/).
 
-/** Files that start CLI runs (their cost is child processes): run first, the matrices before them. */
+/** What a file starts (its cost is child processes): a guess at its length when test/file-durations.json does not know it. */
 function weight(text: string): number {
   if (/\buseRunServers\b/.test(text)) return 3;
   if (/\brunCli\b|\bspawn\(|\bfork\(|\bexecFile/.test(text)) return 2;
   return 1;
 }
 
+/** Each file's wall time in a recent `npm test` (bench/file-durations.ts writes it): order only. */
+const DURATIONS = JSON.parse(readFileSync(new URL('./test/file-durations.json', import.meta.url), 'utf8')) as Record<string, number>;
+
+/** A file the durations do not know yet: one that starts processes is taken for a long one. */
+const GUESS_MS = [0, 1_000, 30_000, 60_000];
+
 /**
  * The longest files first, so none of them starts last and runs alone at the end: from the last
  * run's durations when vitest has them for every file (a developer's checkout), else (a fresh
- * clone, CI) the matrices, then the other files that start processes, then the rest, each group
- * in vitest's own order (larger files first). Every file keeps a fresh worker of its own (vitest's
- * isolation): sharing workers between in-process files saved ~23 s of CPU but let one file's
- * leftovers reach the next, and two receiver tests then failed on a busy machine.
+ * clone, CI) from test/file-durations.json, a file it does not know by what it starts. The
+ * committed durations took a fresh clone's tests from 348 s to SEQ_AFTER s (the kinds of file
+ * alone left a 75 s file last). In-process files that touch nothing outside themselves share
+ * workers (test/helpers/shared-worker-files.ts); every other file has a fresh worker of its own.
  */
 class LongestFirst extends BaseSequencer {
   override async sort(specs: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(specs);
     if (specs.every((s) => this.ctx.cache.getTestSpecificationResult(s))) return sorted;
-    const key = (s: TestSpecification) => weight(readFileSync(s.moduleId, 'utf8'));
+    const key = (s: TestSpecification) => DURATIONS[relative(this.ctx.config.root, s.moduleId).replaceAll('\\', '/')] ?? GUESS_MS[weight(readFileSync(s.moduleId, 'utf8'))]!;
     return sorted.map((s, i) => ({ s, i, k: key(s) })).sort((a, b) => b.k - a.k || a.i - b.i).map((x) => x.s);
   }
 }
