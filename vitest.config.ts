@@ -24,8 +24,8 @@ const GUESS_MS = [0, 1_000, 30_000, 60_000];
  * The longest files first, so none of them starts last and runs alone at the end: from the last
  * run's durations when vitest has them for every file (a developer's checkout), else (a fresh
  * clone, CI) from test/file-durations.json, a file it does not know by what it starts. The
- * committed durations took a fresh clone's tests from 348 s to SEQ_AFTER s (the kinds of file
- * alone left a 75 s file last). In-process files that touch nothing outside themselves share
+ * committed durations took a fresh clone's vitest from 348 s to 303 s (ordered by the kinds of
+ * file alone, a 75 s file started last and ran alone at the end). In-process files that touch nothing outside themselves share
  * workers (test/helpers/shared-worker-files.ts); every other file has a fresh worker of its own.
  */
 class LongestFirst extends BaseSequencer {
