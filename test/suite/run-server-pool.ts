@@ -40,7 +40,8 @@ export interface RunServerPool {
 export interface RunServerOptions {
   /**
    * Runs get the shared source database (test/helpers/shared-source-db.ts) unless their env or
-   * command line names one: for files whose runs judge anything but the default database path.
+   * command line names one: for files whose runs judge nothing of the default database path (a
+   * database per run) and print no line that names DSS_SOURCE_DB when it is set (a replay line).
    */
   sharedSourceDb?: boolean;
 }
