@@ -4,10 +4,13 @@ import { validate } from '../src/schemas.ts';
 import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
 import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
 import { rereadProblems } from '../src/suite/webhook-rereads.ts';
-import { begin, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
+import { begin, rereadWithLog, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
+import { afterFailure, afterFailureStatus, owed } from '../src/suite/webhook-after-failure.ts';
+import { values } from '../src/generators/input-space.ts';
 import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { TransportError } from '../src/client/http-client.ts';
+import type { Delivery } from '../src/receiver/index.ts';
 import { productProblem } from '../src/suite/user-agent.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
@@ -22,6 +25,13 @@ afterAll(writeDeliveryLog);
 // The scenarios' tables go when the last webhook check has run (the runner drops them again at the end).
 afterAll(closeSourceDb);
 
+/**
+ * Written to a sync's error-handling settings before its third run (preceded-by: a settings
+ * write): a target that rebuilds a sync's job on such a write (a first run again, a reset mode)
+ * shows on the run after it.
+ */
+const SETTINGS_WRITE = { notify_on_record_errors: true };
+
 /** Values that look like a number and a boolean stay strings; a key in mixed case and a non-ASCII value stay as given (WH-014). */
 const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true', 'Data-Owner': 'Zoë Ünïcode' };
 
@@ -29,7 +39,7 @@ const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true
  * 250 generated and the edge rows, default batch size, metadata set, MAIN_FIELDS; run 2 after
  * MAIN_EDITS and 3 added rows, run 3 after MAIN_REVERTS (rows changed back).
  */
-const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS }] };
+const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS, errorHandling: SETTINGS_WRITE }] };
 const main = () => scenario('main', MAIN_PLAN);
 const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 } };
 const small = () => scenario('batch-7', SMALL_PLAN);
@@ -269,13 +279,13 @@ check('WH-016 within a run every row arrives exactly once: none lost, none dupli
  * Full sync in batches of 10: runs 1 and 2 (no change) in one batch, run 3 after 22 added rows in
  * three (a setting honoured once is not enough, and a run of one batch and of several differ).
  */
-const FULL_SYNC_PLAN: ScenarioPlan = { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22 }] };
+const FULL_SYNC_PLAN: ScenarioPlan = { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22, errorHandling: SETTINGS_WRITE }] };
 const fullSync = () => scenario('full-sync', FULL_SYNC_PLAN);
 /**
  * Skip backfill in batches of 2 over 31 rows (not a multiple of the size: a baseline kept per full
  * batch misses the last row): run 1 sends nothing, run 2 after 2 added rows one full batch, run 3 after 7 four.
  */
-const SKIP_BACKFILL_PLAN: ScenarioPlan = { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7 }] };
+const SKIP_BACKFILL_PLAN: ScenarioPlan = { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7, errorHandling: SETTINGS_WRITE }] };
 const skipBackfill = () => scenario('skip-backfill', SKIP_BACKFILL_PLAN);
 
 /** A scenario's runs read again (webhook-rereads.ts): a finished run must read as it ended. */
@@ -363,6 +373,28 @@ check(`WH-020 a 4xx answer (${FAILING_4XX.join(', ')}) to any batch makes the ru
 
 check(`WH-021 a 5xx answer (${FAILING_5XX.join(', ')}) to any batch makes the run recorded as failed`, (t) => answersFailRun(t, 'WH-021', FAILING_5XX));
 
+check('WH-024 the run after a failed run delivers what the failed run left: the rows it never sent, the refused batch with auto retry on, every row under full sync', async (t) => {
+  const problems: string[] = [];
+  const evidence: Delivery[] = [];
+  let judged = 0;
+  for (const mode of values<SyncMode>('sync-mode')) {
+    const a = await need(t, `a ${mode} sync with auto_retry_record_errors on whose run the receiver failed`, () => afterFailure(mode));
+    // The failing answer never given (everything in one batch): nothing was left behind by a refusal.
+    if (!a.failed.deliveries.some((d) => d.response.status === afterFailureStatus(mode))) continue;
+    judged++;
+    const due = owed(a);
+    const delivered = new Set(deliveredIds(a.next.deliveries));
+    const lost = [...due].filter(([id]) => !delivered.has(id));
+    if (lost.length > 0) {
+      problems.push(`${mode}: the run after the failed run delivered ${due.size - lost.length} of the ${due.size} rows it owed (${lost.slice(0, 3).map(([id, why]) => `${id}: ${why}`).join('; ')})`);
+      evidence.push(...a.next.deliveries, ...a.failed.deliveries);
+    }
+    if (a.autoRetryAfter === false) problems.push(`${mode}: auto_retry_record_errors, written true before the first run, answers false after the runs (PUT {})`);
+  }
+  if (problems.length > 0) fail(`${problems.length} of the ${judged} modes judged: ${problems.join('; ')}`, evidence);
+  if (judged === 0) throw new Unjudgeable('no run of the after-failure syncs got the failing answer: the target sent each run in one batch');
+});
+
 /** Capture off, and a second run after 2 added rows: a setting honoured on the first run only is not enough. */
 const captureOff = () => scenario('capture-off', { rows: 5, sync: { recordRequests: false }, later: [{ add: 2 }] });
 
@@ -378,6 +410,16 @@ check('WH-022 with capture on (default) each request and its response are logged
   for (const [label, run] of runs) {
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
+  }
+  // "Logged in the sync history": main's first run's log, read again after its later runs, is still the whole log.
+  if (on.runs.length > 1) {
+    const first = on.runs[0]!;
+    const again = await rereadWithLog(on, first);
+    if (again.outcome.captured !== null) {
+      walked('sync.records delivery', { 'sync-mode': 'differential', 'failing-batch': 'none', observation: 'after another write' });
+      const problem = captureProblem(`main run 1 read again after its ${on.runs.length - 1} later runs`, { ...first, outcome: again.outcome });
+      if (problem) fail(`capture is on by default, but ${problem}`, first.deliveries);
+    }
   }
   const off = await given(t, captureOff);
   for (const [i, run] of off.runs.entries()) {

@@ -197,6 +197,13 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   await otherActivity();
   for (const r of readAgain(results)) reads.push({ r, outcome: await reread(r.s, r.run), observation: 'again later' });
   const written = results[0]!;
+  // The run after a failed run, refused again from its first request: a target that reports only
+  // a change of health records the repeat completed. Its failing answer may never come (nothing
+  // left to send): it is then not judged.
+  written.s.channel.script([], written.c.status);
+  const again = { ...written, run: await runOnce(written.s) };
+  const repeat = failingProblem(id, again, again.run.outcome, 'right away');
+  if (repeat.judged) walked('sync.records delivery', { 'sync-mode': written.c.mode, 'preceded-by': 'a failed run', 'receiver-answer': written.c.status });
   written.s.channel.script([], 200);
   await runOnce(written.s);
   reads.push({ r: written, outcome: await reread(written.s, written.run), observation: 'after another write' });
@@ -211,6 +218,7 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
     for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status });
   }
   walkFirstRuns(results);
+  if (repeat.judged) judged.push({ r: again, outcome: again.run.outcome, observation: 'right away', ...repeat, ...(repeat.problem ? { problem: `${repeat.problem}, in the run after a failed run` } : {}) });
   return judged;
 }
 

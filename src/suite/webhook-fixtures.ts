@@ -104,8 +104,10 @@ export interface ScenarioPlan {
   then?: number;
   /** Rows from a source written once under this name and shared by every scenario naming it. */
   sharedSource?: string;
-  /** Before each run after the first: columns of rows to change (webhook-data.ts) and how many rows to add. */
-  later?: Array<{ edits?: readonly RowEdit[]; add?: number }>;
+  /** Before each run after the first: columns of rows to change (webhook-data.ts), how many rows to add, and a write to the sync's error-handling settings. */
+  later?: Array<{ edits?: readonly RowEdit[]; add?: number; errorHandling?: Record<string, unknown> }>;
+  /** The sync's error-handling settings, written (Spec › PUT /api/syncs/{id}/error-handling) before its first run. */
+  errorHandling?: Record<string, unknown>;
   fields?: typeof FIELDS;
   /** Enumerated rows after the generated ones. */
   source?: readonly Row[];
@@ -169,6 +171,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     });
     const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
+    if (plan.errorHandling) await writeErrorHandling(s, plan.errorHandling, true);
     return { s, ad, first: await startRun(ad, s) };
   });
 }
@@ -189,15 +192,28 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
     const { rows } = s;
     const sourceId = s.settings.sourceId;
     s.runs.push(await first.finish());
+    walked('sync.records delivery', { 'preceded-by': 'nothing' });
     for (const [i, step] of (plan.later ?? []).entries()) {
       const changed = applyEdits(rows, step.edits ?? []);
       const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
       for (const r of [...changed, ...added]) rows.set(String(r.id), r);
       if (changed.length + added.length > 0) await sources.get(sourceId)!.write([...changed, ...added]);
+      if (step.errorHandling) await writeErrorHandling(s, step.errorHandling, false);
       s.runs.push(await run(ad, s));
+      walked('sync.records delivery', { 'preceded-by': step.errorHandling ? 'a settings write' : 'a completed run' });
     }
     return s;
   });
+}
+
+/**
+ * Writes a scenario's sync's error-handling settings with the spec's PUT. Its answer is the
+ * error-handling checks' to judge; here it matters only when the scenario needs the setting
+ * (`needed`: a run is judged by it), and a refusal then leaves the scenario unmet.
+ */
+export async function writeErrorHandling(s: Scenario, body: Record<string, unknown>, needed: boolean): Promise<void> {
+  const res = await api().put(`/api/syncs/${encodeURIComponent(s.sync.id)}/error-handling`, body);
+  if (needed && (res.status < 200 || res.status >= 300)) throw new Unmet(`the sync's error-handling settings ${JSON.stringify(body)} could not be written (PUT answered ${res.status})`);
 }
 
 export interface StartedRun {
@@ -235,6 +251,11 @@ async function withCaptureLog(ad: TargetAdapter, syncId: string, runId: string, 
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   return (await startRun(ad, s)).finish();
+}
+
+/** A finished run read again with its capture log, read apart when the adapter reads it so (readCaptureLog). */
+export async function rereadWithLog(s: Scenario, r: RunEvidence): Promise<{ outcome: RunOutcome; captureProblem?: string }> {
+  return withCaptureLog(await adapter(), s.sync.id, r.runId, await reread(s, r));
 }
 
 /** A finished run's outcome read again (the adapter's wait reads an ended run once). */
