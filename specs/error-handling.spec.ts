@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, fcParams, idOf, need, profile, Unmet, unknownId } from '../src/suite/context.ts';
+import { api, apiVersion, fcParams, idOf, need, once, profile, Unmet, unknownId } from '../src/suite/context.ts';
 import { dataOf, expectEveryCase, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
 import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '../src/generators/coverage.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
@@ -142,13 +142,29 @@ check('EHS-011 the read the profile names answers what the last PUT answered (mo
   // Read again later after another resource is written: the bulk sync's settings, where the profile declares their write.
   const bulkWrite = profile().errorHandling?.bulkWrite?.path;
   const other = bulkWrite ? await bulkSyncId().catch(() => undefined) : undefined;
-  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-', otherWrites: other ? [BULK_SYNC.path(other)] : [] });
+  // And after a write that changes another model sync on the same destination connection:
+  // settings kept per destination (or per source) instead of per sync show only there.
+  const sibling = await siblingModelSyncId();
+  const siblingBody = { auto_retry_record_errors: true, subscribers: ['dssc-sibling@example.com'], warning_notifications: true };
+  const otherWrites = [...(other ? [BULK_SYNC.path(other)] : []), ...(sibling ? [{ path: MODEL_SYNC.path(sibling), body: siblingBody }] : [])];
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-', otherWrites });
   // From the opposite corner (every boolean true), so that each false is a change the read must show.
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-start@example.com'], warning_notifications: true };
   // {} is left out: whether it is accepted is EHS-004's rule, judged there only.
   const steps = [...BOOLEANS.map((f) => ({ [f]: false })), ...KNOWN_BODIES].map((b) => new Update(MODEL_SYNC, b, rule));
   await modelBased(t, 'EHS-011', [updates(updateBody, rule)], { start, steps });
 });
+
+/**
+ * A second model sync made like the run's own (so on the same destination connection), when the
+ * profile gives the request to make one; none when it names an existing sync (the suite then makes
+ * no model sync).
+ */
+function siblingModelSyncId(): Promise<string | undefined> {
+  const m = profile().modelSync;
+  if (m?.existingId || !m?.request) return Promise.resolve(undefined);
+  return once('sibling-model-sync', () => createModelSync().catch((error: unknown) => (error instanceof Unmet ? undefined : Promise.reject(error))));
+}
 
 check('EHS-004 an empty object as body is valid and changes nothing', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);

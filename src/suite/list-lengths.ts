@@ -5,7 +5,7 @@ import { api } from './context.ts';
 import { dataOf, expectStatus, fail } from './expect.ts';
 import { BULK_SYNC, MODEL_SYNC, sameSubscribers, type Reader, type Resource } from './error-handling-model.ts';
 import { walked } from './input-space-record.ts';
-import { otherActivity } from './later.ts';
+import { otherActivity, type OtherWrite } from './later.ts';
 import type { Observation } from './webhook-answers.ts';
 
 // Subscriber lists of every length of the input space's `list-length` dimension, sent in a PUT and
@@ -66,7 +66,7 @@ export interface ListWalk {
   judged?: (n: number) => boolean;
   tag: string;
   /** Paths of another resource's error handling, written ({}) before the read again later (later.ts). */
-  otherWrites?: readonly string[];
+  otherWrites?: readonly OtherWrite[];
 }
 
 /** The list lengths of the input space, without 0 (the empty list is Rule 2's second sentence). */
