@@ -71,7 +71,9 @@ check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)',
   // omitted and judged however few random runs follow (a model that drew only bodies whose fields
   // were never reported would judge nothing).
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-omit@example.com'], warning_notifications: true };
-  const steps = [{ auto_retry_record_errors: false }, { notify_on_record_errors: false }, { subscribers: ['dssc-omit2@example.com'] }, { warning_notifications: false }].map((b) => new Update(MODEL_SYNC, b, omittedUnchanged));
+  // The list alone both ways, emptied first while every boolean is still true: a target that ties
+  // the booleans to the list (nobody left to notify) changes them only then.
+  const steps = [{ subscribers: [] }, { auto_retry_record_errors: false }, { notify_on_record_errors: false }, { subscribers: ['dssc-omit2@example.com'] }, { warning_notifications: false }].map((b) => new Update(MODEL_SYNC, b, omittedUnchanged));
   await modelBased(t, 'EHS-001', [updates(updateBody, omittedUnchanged)], { start, steps });
 });
 
