@@ -1,7 +1,7 @@
 import { afterAll, type TestContext } from 'vitest';
 import { need, profile, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { validate } from '../src/schemas.ts';
-import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, recoveringRead, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
 import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
 import { rereadProblems } from '../src/suite/webhook-rereads.ts';
 import { begin, rereadWithLog, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
@@ -360,6 +360,8 @@ async function answersFailRun(t: TestContext, id: string, statuses: readonly num
   const results = await need(t, 'syncs delivering to receivers that fail', () => failingScenarios(failingCases(statuses)));
   if (results[0]!.run.deliveries.length === 0) fail(`the first run (${results[0]!.run.outcome.status}) delivered nothing to the receiver`);
   const judged = await readFailingRuns(id, results);
+  // One more case: the receiver refuses one batch and answers 200 to the others (4xx: the first, 5xx: the middle).
+  judged.push(await recoveringRead(id, statuses[1]!, statuses[0]! < 500 ? 'first' : 'middle'));
   const bad = judged.filter((j) => j.problem);
   if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.run.deliveries.slice(-1)));
   if (!judged.some((j) => j.judged)) throw new Unjudgeable(`the receiver never got to answer ${statuses.join(', ')}: no run made a delivery`);

@@ -195,8 +195,14 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
           errors.push(err);
         }
         if (status === undefined) {
-          status = planned?.status ?? 404;
-          scripted = planned !== undefined;
+          let decided: number | undefined;
+          try {
+            decided = ch?.decide(d);
+          } catch (err) {
+            errors.push(err);
+          }
+          status = decided ?? planned?.status ?? 404;
+          scripted = decided === undefined && planned !== undefined;
         }
       } else if (outcome.kind === 'over-cap') {
         status = 413;

@@ -88,6 +88,12 @@ export interface Channel {
    * still use up their place in the script.
    */
   script(statuses: ScriptedResponse[], then?: number): void;
+  /**
+   * Answers by content: `decide` sees each delivery once its body is read (its JSON included) and
+   * returns the status to answer (200–599), or undefined to leave it to the script. Replaces any
+   * earlier one; undefined removes it. A delivery it answers still uses up its place in the script.
+   */
+  answerBy(decide: ((d: Delivery) => number | undefined) | undefined): void;
   /** This channel's deliveries, ordered by arrival (seq). */
   deliveries(): Delivery[];
   /**

@@ -215,11 +215,26 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   });
   for (const j of judged.filter((x) => x.judged)) {
     const at = failedBatch(j.r);
-    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status });
+    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status, 'after-refusal': 'refuses every request' });
   }
   walkFirstRuns(results);
   if (repeat.judged) judged.push({ r: again, outcome: again.run.outcome, observation: 'right away', ...repeat, ...(repeat.problem ? { problem: `${repeat.problem}, in the run after a failed run` } : {}) });
   return judged;
+}
+
+/**
+ * A run whose receiver refuses one batch (not its last) and answers 200 to the others, its retries
+ * refused too (refusingOnce): what happens to later batches is not shown, but a target that sends
+ * them must still record the run failed ('Any 4xx or 5xx answer'), not take its status from the
+ * last batch's answer. Differential, batch size 2 over 5 rows (three batches).
+ */
+export async function recoveringRead(id: string, status: number, at: 'first' | 'middle'): Promise<FailingRead> {
+  const c: FailingCase = { status, at, batches: 3, mode: 'differential', size: 2 };
+  const s = await scenario(`${failingLabel(c)}-recovering`, { rows: rowsOf(c), sharedSource: `failing-receiver-${rowsOf(c)}`, sync: { batchSize: 2 }, refuseOnce: { status, after: ANSWERED_BEFORE[at] } });
+  const r: FailingResult = { c, s, run: s.runs[0]! };
+  const j = failingProblem(id, r);
+  if (j.judged) walked('sync.records delivery', { 'sync-mode': 'differential', 'failing-batch': at, 'receiver-answer': status, 'after-refusal': 'answers the other batches' });
+  return { r, outcome: r.run.outcome, observation: 'right away', ...j, ...(j.problem ? { problem: `${j.problem}, the receiver answering 200 to the other batches` } : {}) };
 }
 
 /** How the judged runs ended: `failed: 7 (400 on the first of 3; 400, 401 on the middle of 3)`. */

@@ -102,6 +102,8 @@ export interface ScenarioPlan {
   script?: ScriptedResponse[];
   /** The answer to every delivery after the script (default 200). */
   then?: number;
+  /** Instead of a script: refuse the batch after `after` answered ones with `status`, and any later request carrying one of its records (a retry); answer 200 to the rest. */
+  refuseOnce?: { status: number; after: number };
   /** Rows from a source written once under this name and shared by every scenario naming it. */
   sharedSource?: string;
   /** Before each run after the first: columns of rows to change (webhook-data.ts), how many rows to add, and a write to the sync's error-handling settings. */
@@ -141,6 +143,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     const channel = host?.channel ?? rec.channel(label);
     if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
+    if (plan.refuseOnce) channel.answerBy(refusingOnce(plan.refuseOnce));
     const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
@@ -174,6 +177,25 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     if (plan.errorHandling) await writeErrorHandling(s, plan.errorHandling, true);
     return { s, ad, first: await startRun(ad, s) };
   });
+}
+
+/**
+ * The receiver that refuses one batch and recovers: the batch after `after` answered ones is
+ * refused, and so is every later request carrying one of its records (a target that retries sees
+ * the refusal again, Retry behaviour being not shown); every other batch is answered 200.
+ */
+function refusingOnce({ status, after }: { status: number; after: number }): (d: Delivery) => number {
+  let batches = 0;
+  const refused = new Set<string>();
+  return (d) => {
+    const records = (d.json as { object?: { records?: Array<{ fields?: { id?: unknown } }> } } | undefined)?.object?.records;
+    const ids = Array.isArray(records) ? records.map((r) => String(r?.fields?.id)) : [];
+    if (ids.some((id) => refused.has(id))) return status;
+    batches++;
+    if (batches !== after + 1) return 200;
+    for (const id of ids) refused.add(id);
+    return status;
+  };
 }
 
 /** Rows shared by scenarios that differ only in the receiver's answers (written once). */
