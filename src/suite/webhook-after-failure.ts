@@ -38,7 +38,10 @@ const label = (mode: SyncMode) => `after-failure-${mode.replace(' ', '-')}`;
 function plan(mode: SyncMode): ScenarioPlan {
   const sync = { batchSize: SIZE, ...(mode === 'full sync' ? { syncAllRecords: true } : mode === 'skip backfill' ? { skipInitialBackfill: true } : {}) };
   const failing = { script: [200], then: STATUS[mode] };
-  return { rows: mode === 'skip backfill' ? 1 : ROWS, sync, errorHandling: AUTO_RETRY, ...(mode === 'differential' ? failing : {}) };
+  // Differential and full sync read the rows WH-020/021's cases of this size read (no row is
+  // added to them); skip backfill has a source of its own, as rows are added to it.
+  const source = mode === 'skip backfill' ? {} : { sharedSource: `failing-receiver-${ROWS}` };
+  return { rows: mode === 'skip backfill' ? 1 : ROWS, ...source, sync, errorHandling: AUTO_RETRY, ...(mode === 'differential' ? failing : {}) };
 }
 
 /** One mode's case: its failed run and the run after it (set up once per run, whichever check asks first). */
