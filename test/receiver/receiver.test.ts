@@ -166,6 +166,23 @@ describe('receiver: well-formed deliveries', () => {
     expect(() => ch.script([99])).toThrow(/200–599/);
   });
 
+  it('answers by content when answerBy decides, else by the script; a delivery it answers uses up its place', async () => {
+    const ch = receiver.channel('by-content');
+    ch.script([201, 202, 203]);
+    ch.answerBy((d) => ((d.json as { object?: { name?: string } }).object?.name === 'sync refuse-me' ? 422 : undefined));
+    const send = async (name: string) => {
+      const body = gz(syncRecords(name, 1));
+      return (await post(ch.url, body, deliveryHeaders(body))).status;
+    };
+    expect([await send('ok'), await send('refuse-me'), await send('ok')]).toEqual([201, 422, 203]);
+    // A decider that answers no HTTP status is the receiver's error, kept; the script answers instead.
+    ch.answerBy(() => 99);
+    expect(await send('ok')).toBe(200);
+    expect(receiver.errors().some((e) => /200–599/.test(String(e)))).toBe(true);
+    ch.answerBy(undefined);
+    expect(await send('refuse-me')).toBe(200);
+  });
+
   it('answers 404 on an unknown path and still records it', async () => {
     const body = gz(syncRecords('sync-lost', 1));
     const reply = await post(`${receiver.url}/c/no-such-channel/`, body, deliveryHeaders(body));
