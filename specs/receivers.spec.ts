@@ -135,8 +135,10 @@ function wrongSecrets(t: CheckContext): Case[] {
 check('RCV-002 a delivery without the right bearer secret is not answered 2xx', async (t) => {
   const secret = t.target.secret;
   const auth = (value: string | undefined) => t.delivery({ headers: { Authorization: value } });
-  const { problems } = await walk(t, wrongSecrets(t), is2xx);
+  const cases = wrongSecrets(t);
+  const { problems, answers } = await walk(t, cases, is2xx);
   failIfAny(problems, 'deliveries without the right secret were accepted');
+  failIfAny(await refusedButProcessed(t, cases, answers), 'deliveries without the right secret were refused but processed');
   await fc.assert(
     fc.asyncProperty(fc.stringMatching(/^[!-~]{1,64}$/).filter((s) => s !== secret), async (wrong) => {
       const answer = await t.send('a random wrong secret', auth(`Bearer ${wrong}`));
@@ -165,8 +167,8 @@ function tooNew(t: CheckContext): Case[] {
 }
 
 /**
- * "Reject" is more than the answer: a delivery refused for its age is not processed either (a
- * receiver that saves first and judges the stamp after has taken its records). Seen only through
+ * Refusing is more than the answer: a delivery refused for its credential or its age is not
+ * processed either (a receiver that saves first and judges after has taken its records). Seen only through
  * the inspection endpoint, once a well-formed delivery sent after them is listed; otherwise the
  * answers alone are judged, and a note says so.
  */

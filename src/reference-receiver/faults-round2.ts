@@ -12,7 +12,7 @@ import { BadInput } from './steps.ts';
 const ONE_READ_BYTES = 64 * 1024;
 
 /** How long the store write of `dedup-write-after-answer` takes: long enough for a second attempt sent at once to overlap it. */
-const STORE_WRITE_MS = 30;
+const STORE_WRITE_MS = 50;
 
 export const receiverFaultsRound2: readonly ReceiverDeviation[] = [
   // RCV-001: well-formed deliveries of a value the checks did not send before.
@@ -73,6 +73,25 @@ export const receiverFaultsRound2: readonly ReceiverDeviation[] = [
       wrap(steps, 'shape', (shape) => (value) => {
         if (!authorized) throw new BadInput('missing or wrong bearer secret');
         return shape(value);
+      });
+    },
+  },
+  {
+    name: 'processes-then-checks-secret',
+    breaks: ['RCV-002'],
+    description: 'Saves the records of every delivery first and checks the secret after: a delivery without the right secret is refused (400), but its records, whatever its event type, are processed.',
+    apply: (steps) => {
+      let authorized = false;
+      wrap(steps, 'authorize', (authorize) => (authorization, secret) => {
+        authorized = authorize(authorization, secret);
+        return true;
+      });
+      // Unauthorized bodies go the whole way to process (an unknown event type too), then are refused.
+      wrap(steps, 'knows', (knows) => (event) => !authorized || knows(event));
+      wrap(steps, 'process', (process) => (delivery, log, incoming) => {
+        const added = process(delivery, log, incoming);
+        if (!authorized) throw new BadInput('missing or wrong bearer secret');
+        return added;
       });
     },
   },
