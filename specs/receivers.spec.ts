@@ -39,7 +39,7 @@ const not200 = (a: Answer) => (a.status === 200 ? undefined : `${answered(a)}, n
 const is2xx = (a: Answer) => (a.status >= 200 && a.status < 300 ? `${answered(a)}, a 2xx` : undefined);
 const is5xx = (a: Answer) => (a.status >= 500 ? `${answered(a)}, a 5xx` : undefined);
 
-/** Text of `n` characters that gzip cannot shrink much, the same on every run of a seed. */
+/** Text of `n` characters that gzip cannot shrink much (about 6 bits a character), derived from `seed`. */
 function incompressible(seed: string, n: number): string {
   let out = '';
   for (let i = 0; out.length < n; i++) out += createHash('sha256').update(`${seed}:${i}`).digest('base64url');
@@ -103,7 +103,7 @@ const changeAt = (s: string, i: number) => `${s.slice(0, i)}${s[i] === 'a' ? 'b'
 /** Swaps the case of every letter: the secret "in other case". */
 const swapCase = (s: string) => s.replace(/[a-zA-Z]/g, (c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()));
 
-/** RCV-002's enumerated deliveries without the right secret (RCV-006 walks them too). */
+/** RCV-002's enumerated deliveries without the right secret (RCV-006 sends them when RCV-002 did not run). */
 function wrongSecrets(t: CheckContext): Case[] {
   const secret = t.target.secret;
   const auth = (value: string | undefined, o: Parameters<CheckContext['delivery']>[0] = {}) => t.delivery({ ...o, headers: { Authorization: value } });
@@ -168,9 +168,9 @@ function tooNew(t: CheckContext): Case[] {
 
 /**
  * Refusing is more than the answer: a delivery refused for its credential or its age is not
- * processed either (a receiver that saves first and judges after has taken its records). Seen only through
- * the inspection endpoint, once a well-formed delivery sent after them is listed; otherwise the
- * answers alone are judged, and a note says so.
+ * processed either (a receiver that saves first and judges after has taken its records). Seen
+ * only through the inspection endpoint, once a well-formed delivery sent after them is listed;
+ * otherwise the answers alone are judged, and a note says so.
  */
 async function refusedButProcessed(t: CheckContext, cases: Case[], answers: Map<string, Answer>): Promise<string[]> {
   const refused = cases.filter(([label]) => { const a = answers.get(label); return a !== undefined && (a.status < 200 || a.status >= 300); });
