@@ -1,16 +1,17 @@
 import fc from 'fast-check';
 
 import { brokenArbitrary } from '../src/generators/invalid.ts';
+import { atPointer } from '../src/profile/profile.ts';
 import { api, apiVersion, createConnection, fcParams, need, profile, resourceName, Unmet } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx, is4xx } from '../src/suite/expect.ts';
 import { bulkShapeCases, negativeCases } from '../src/generators/coverage.ts';
-import { bulkSyncBody, cachedSourceId, isCacheNotReady, kindSourceObjects, readySource, repeatWhileNotCached, sourceKind, sourceObjects, spellingFor } from '../src/suite/fixtures.ts';
+import { bulkSyncBody, bulkSyncId, cachedSourceId, isCacheNotReady, kindSourceObjects, modelSyncId, readySource, repeatWhileNotCached, sourceKind, sourceObjects, spellingFor } from '../src/suite/fixtures.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { check, note } from '../src/suite/check.ts';
 import { values } from '../src/generators/input-space.ts';
 import { operationCases } from '../src/generators/all-pairs.ts';
 import { classedName } from '../src/suite/webhook-names.ts';
-import { unknownIds } from '../src/suite/unknown-ids.ts';
+import { idsOf, unknownIds } from '../src/suite/unknown-ids.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { ABSENT, otherSourceKinds, sourceKindWalk, stageEnded, stageVersions, stageWalk, versionLabel, type StageWalk } from '../src/suite/schema-stage.ts';
 import type { TestContext } from 'vitest';
@@ -119,6 +120,26 @@ for (const version of stageVersions()) {
     }
   });
 }
+
+// Rules 1: 'The request is safe to repeat until a 2xx status is returned': the requests refused
+// with "No schemas found" leave nothing behind, so each walk's body, sent until a 2xx, made one
+// bulk sync. Seen through the profile's list of bulk syncs (listing is not shown), once every walk
+// has ended: a refused request stored all the same shows as a second sync of the walk's name.
+check('BULK-002 (safe to repeat) a bulk sync repeated through the "No schemas found" stage is created once', async (t) => {
+  const list = profile().cleanup?.bulkSyncs?.list;
+  if (!list) t.skip('listing bulk syncs is not shown and the profile gives no cleanup.bulkSyncs.list');
+  const walks = (await need(t, 'fresh source connections', stageWalk)).filter((w) => w.name !== undefined && w.first && isCacheNotReady(w.first) && w.last && is2xx(w.last.status));
+  if (walks.length === 0) t.skip('not observed: no walk went through the stage to a 2xx');
+  const res = await api().get(list!.path);
+  expectStatus(res, is2xx, `GET ${list!.path} (the profile's list of bulk syncs)`);
+  const items = atPointer(res.json, list!.items);
+  if (!Array.isArray(items)) throw new Unmet(`the profile's list of bulk syncs answered no list at ${list!.items}`);
+  const named = (name: string) => items.filter((item) => atPointer(item, list!.name ?? '/name') === name).length;
+  const twice = walks.filter((w) => named(w.name!) > 1);
+  if (twice.length > 0) {
+    fail(`${twice.map((w) => `${versionLabel(w.version)}, the request sent ${w.attempts} times until a 2xx left ${named(w.name!)} bulk syncs named ${JSON.stringify(w.name)}`).join('; ')}: a request refused with "No schemas found" must leave nothing (Rules 1: 'safe to repeat')`, res);
+  }
+});
 
 async function walkOf(t: TestContext, version: string): Promise<StageWalk> {
   const w = (await need(t, 'fresh source connections', stageWalk)).find((x) => x.version === version)!;
@@ -245,8 +266,10 @@ check('BULK-005 a bulk sync with a required field missing or of the wrong type i
   // A connection id that names no connection gives the required connection no more than an empty
   // one does; in every shape of an unknown id, the target's own shape included, since a lookup
   // takes another path for an id that parses as its own (a UUID column) than for one that does not.
+  // Ids of the run's syncs name no connection either (one table of every resource finds them).
+  const others = await idsOf(bulkSyncId, modelSyncId);
   const unknown = ['source_connection_id', 'destination_connection_id'].flatMap((field) =>
-    unknownIds(`bulk-${field}`, String(valid[field])).map((u) => {
+    unknownIds(`bulk-${field}`, String(valid[field]), others).map((u) => {
       walked('POST /api/bulk/syncs', { 'bulk-sync-field': field, 'unknown-id': u.shape });
       return { name: `${field} an unknown id (${u.shape})`, value: { ...valid, [field]: u.id } };
     }),

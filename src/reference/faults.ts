@@ -43,7 +43,6 @@ export const FAULTS: readonly Fault[] = [
   ...errorBodyFaults,
   ...runFaults,
   ...heldOutApiKept,
-  // Measuring only (round 2 of the held-out hunt): moved out or given breaks after the measurement.
   ...heldOut2Api,
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
