@@ -7,7 +7,7 @@ import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '..
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, createModelSync, modelSyncId } from '../src/suite/fixtures.ts';
-import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
+import { idsOf, idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
 import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
 import {
@@ -44,7 +44,9 @@ check('EHB-002 reading the error handling of an unknown bulk sync answers 404', 
   // Every shape of unknown id (one shaped like the run's own bulk sync id when there is one), each
   // under every version: a 404 from one lookup path says nothing of the others.
   const own = await bulkSyncId().catch(() => undefined);
-  const cases = idVersionPairs(unknownIds('bulk', own)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
+  // Ids of the run's other resources (its model sync, its source connection): unknown as bulk syncs.
+  const others = await idsOf(modelSyncId, cachedSourceId);
+  const cases = idVersionPairs(unknownIds('bulk', own, others)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
   await expectEveryCase('EHB-002', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(c.unknown.id)}/error-handling`, { version: c.version }), (s) => s === 404, '404 (unknown id)');
   walkedOwnShape('GET /api/bulk/syncs/{id}/error-handling', cases);
 });
@@ -289,7 +291,8 @@ check('EHS-007 a PUT to an unknown model sync answers 404', async () => {
   // shape of unknown id (one shaped like the run's own model sync id when there is one) under every
   // version, with a body that changes something and with {}.
   const own = await modelSyncId().catch(() => undefined);
-  const ids = unknownIds('sync', own);
+  // Ids of the run's other resources (its bulk sync, its source connection): unknown as model syncs.
+  const ids = unknownIds('sync', own, await idsOf(bulkSyncId, cachedSourceId));
   const cases = [
     ...VALID_BODIES.map((body) => ({ name: `body ${JSON.stringify(body)}`, id: unknownId('sync'), body, version: undefined as string | null | undefined })),
     ...idVersionPairs(ids).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, id: unknown.id, body: { warning_notifications: true } as Record<string, unknown>, version })),
