@@ -14,6 +14,7 @@ import { versionFaults } from './faults/versions.ts';
 import { heldOutApiKept } from './faults/held-out-api.ts';
 import { heldOutDeliveryFaults } from './faults/held-out-webhooks.ts';
 import { heldOutRunFaults } from './faults/held-out-webhook-runs.ts';
+import { heldOut2DeliveryFaults } from './faults/held-out-2-deliveries.ts';
 import { mutationRouteFaults } from './faults/mutation-routes.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
@@ -44,6 +45,8 @@ export const FAULTS: readonly Fault[] = [
   ...heldOutApiKept,
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
+  // Held-out round 2, for measuring only (see held-out-2-deliveries.ts).
+  ...heldOut2DeliveryFaults,
   ...mutationWebhookFaults,
   ...mutationRouteFaults,
 ];
