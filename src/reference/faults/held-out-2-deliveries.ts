@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { DEFAULT_BATCH_SIZE, hashOfFields, type BatchContext, type DeliveryPipeline, type DeliveryRequest, type Fields, type PendingRecord } from '../delivery.ts';
+import { DEFAULT_BATCH_SIZE, hashOfFields, type BatchContext, type DeliveryPipeline, type DeliveryRequest, type Fields } from '../delivery.ts';
 import type { ModelSync, RowKey, Value } from '../store.ts';
 import { wrapStore, type Fault } from './fault.ts';
 
@@ -9,35 +9,6 @@ import { wrapStore, type Fault } from './fault.ts';
  * Most show only under one value of an input: a later batch, the last batch, a second run, a
  * second sync or connection, a long or non-ASCII value, one status of the receiver's answer.
  */
-
-/** The batch each headers object was built for: sendBatch and isFailure see only the request and the status. */
-const batchOfHeaders = new WeakMap<Record<string, string>, BatchContext>();
-
-function trackBatches(p: DeliveryPipeline): void {
-  const build = p.buildHeaders;
-  p.buildHeaders = (batch) => {
-    const headers = build(batch);
-    batchOfHeaders.set(headers, batch);
-    return headers;
-  };
-}
-
-/**
- * Lets isFailure know the batch whose answer it judges: the engine calls it right after sendBatch
- * resolves, in the same turn, so the batch last answered is the one being judged.
- */
-function judgeWithBatch(p: DeliveryPipeline, failure: (status: number, batch: BatchContext | undefined, original: boolean) => boolean): void {
-  trackBatches(p);
-  let answered: BatchContext | undefined;
-  const send = p.sendBatch;
-  p.sendBatch = async (request, transport) => {
-    const outcome = await send(request, transport);
-    answered = batchOfHeaders.get(request.headers);
-    return outcome;
-  };
-  const isFailure = p.isFailure;
-  p.isFailure = (status) => failure(status, answered, isFailure(status));
-}
 
 const editHeaders = (p: DeliveryPipeline, edit: (headers: Record<string, string>, batch: BatchContext & { secret: string; body: Uint8Array }) => void) => {
   const build = p.buildHeaders;
@@ -146,19 +117,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
     },
   },
   {
-    name: 'ho2-small-body-not-gzipped',
-    breaks: [],
-    description: "Bodies under 512 bytes of JSON are sent uncompressed (without Content-Encoding), breaking 'Content is sent gzip-compressed'.",
-    apply({ config }) {
-      const p = config.delivery;
-      const encode = p.encodeBody;
-      p.encodeBody = (json) => (Buffer.byteLength(json) < 512 ? Buffer.from(json, 'utf8') : encode(json));
-      editHeaders(p, (headers, { body }) => {
-        if (!(body[0] === 0x1f && body[1] === 0x8b)) delete headers['Content-Encoding'];
-      });
-    },
-  },
-  {
     name: 'ho2-ua-library-later-batches',
     breaks: [],
     description: "Batches after a run's first go out with the HTTP library's User-Agent 'undici', breaking 'User-Agent: Service name followed by a release label'.",
@@ -215,27 +173,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
     },
   },
   {
-    name: 'ho2-metadata-first-batch-only',
-    breaks: [],
-    description: "object.metadata is set on a run's first batch only (null after), breaking 'Fixed pairs added to every payload under object.metadata'.",
-    apply({ config }) {
-      editPayload(config.delivery, (body, { index }) => {
-        if (index > 1) body.object.metadata = null;
-      });
-    },
-  },
-  {
-    name: 'ho2-metadata-keys-lowercased',
-    breaks: [],
-    description: "Metadata keys are lowercased (treated like header names), breaking 'The fixed key-value pairs from the sync's Metadata setting'.",
-    apply({ config }) {
-      editPayload(config.delivery, (body) => {
-        const m = body.object.metadata;
-        if (m) body.object.metadata = Object.fromEntries(Object.entries(m).map(([k, v]) => [k.toLowerCase(), v]));
-      });
-    },
-  },
-  {
     name: 'ho2-metadata-first-5-pairs',
     breaks: [],
     description: "Only the first 5 metadata pairs are sent, breaking 'Fixed pairs added to every payload under object.metadata' for a longer Metadata setting.",
@@ -243,18 +180,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
       editPayload(config.delivery, (body) => {
         const m = body.object.metadata;
         if (m) body.object.metadata = Object.fromEntries(Object.entries(m).slice(0, 5));
-      });
-    },
-  },
-  {
-    name: 'ho2-envelope-cached-per-connection',
-    breaks: [],
-    description: "object.id and object.name are cached per webhook connection, so a second sync to the same connection is delivered under the first sync's id and name, breaking 'object.id: Id of the sync the delivery is for'.",
-    apply({ config }) {
-      const first = new Map<string, { id: string; name: string }>();
-      editPayload(config.delivery, (body, { connection, sync }) => {
-        if (!first.has(connection.id)) first.set(connection.id, { id: sync.id, name: sync.name });
-        Object.assign(body.object, first.get(connection.id));
       });
     },
   },
@@ -352,23 +277,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
     },
   },
   {
-    name: 'ho2-changed-back-not-sent',
-    breaks: [],
-    description: "A row changed back to values already delivered once (A, then B, then A again) is not delivered, because delivered hashes are kept as a set rather than the last one per row, breaking 'only new or changed rows are delivered'.",
-    apply({ config }) {
-      const p = config.delivery;
-      const everDelivered = new Set<string>();
-      const isPending = p.isPending;
-      p.isPending = (h, last, mode) => {
-        if (last !== undefined) everDelivered.add(last);
-        const pending = isPending(h, last, mode);
-        if (pending && mode === 'changes' && last !== undefined && everDelivered.has(h)) return false;
-        if (pending) everDelivered.add(h);
-        return pending;
-      };
-    },
-  },
-  {
     name: 'ho2-state-shared-per-connection',
     breaks: [],
     description: "The differential state (hash last delivered per row) is kept per destination connection, so a second sync to the same connection skips rows the first one delivered and unsettles the first one's, breaking 'The first run delivers everything in the source'.",
@@ -397,16 +305,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
 
   // --- Batching (Spec › Events › Emission 1; Webhook settings: batch size) ---
   {
-    name: 'ho2-batch-size-one-ignored',
-    breaks: [],
-    description: "A batch size of 1 is taken as unset (a truthiness check on size > 1) and 100 records go per payload, breaking 'Each delivery holds at most one batch of records'.",
-    apply({ config }) {
-      const p = config.delivery;
-      const size = p.batchSize;
-      p.batchSize = (sync) => (size(sync) === 1 ? DEFAULT_BATCH_SIZE : size(sync));
-    },
-  },
-  {
     name: 'ho2-batch-size-first-run-only',
     breaks: [],
     description: "The configured batch size applies to a sync's first run only; later runs use the default 100, breaking 'Records per delivered payload' for the sync's setting.",
@@ -414,19 +312,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
       const p = config.delivery;
       const size = p.batchSize;
       p.batchSize = (sync) => (sync.executions.length > 1 ? DEFAULT_BATCH_SIZE : size(sync));
-    },
-  },
-  {
-    name: 'ho2-batch-boundary-repeat',
-    breaks: [],
-    description: "Each batch after a run's first starts with the last record of the batch before (an off-by-one cursor), so that record is delivered twice and the batch holds size+1 records, breaking 'at most one batch of records'.",
-    apply({ config }) {
-      const lastOfRun = new Map<string, PendingRecord>();
-      editPayload(config.delivery, (body, { run, records, index }) => {
-        const previous = lastOfRun.get(run.id);
-        if (index > 1 && previous) body.object.records.unshift({ hash: previous.hash, fields: previous.fields });
-        lastOfRun.set(run.id, records[records.length - 1]!);
-      });
     },
   },
   {
@@ -443,14 +328,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
 
   // --- The receiver's answer (Spec › Events › Emission and receiver response 2-3) ---
   {
-    name: 'ho2-4xx-after-first-batch-ignored',
-    breaks: [],
-    description: "A 4xx answer to any batch after a run's first is logged but does not fail the sync, breaking 'Any 4xx or 5xx answer from the receiver makes the sync appear as failed'.",
-    apply({ config }) {
-      judgeWithBatch(config.delivery, (status, batch, failed) => (failed && status >= 400 && status < 500 && batch !== undefined && batch.index > 1 ? false : failed));
-    },
-  },
-  {
     name: 'ho2-429-ignored',
     breaks: [],
     description: "A 429 answer is taken as 'try later' and then dropped: the sync completes, breaking 'Any 4xx or 5xx answer from the receiver makes the sync appear as failed'.",
@@ -458,14 +335,6 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
       const p = config.delivery;
       const isFailure = p.isFailure;
       p.isFailure = (status) => status !== 429 && isFailure(status);
-    },
-  },
-  {
-    name: 'ho2-last-batch-failure-ignored',
-    breaks: [],
-    description: "A failure answer to a run's last batch is not counted (the run is marked completed before the last answer is read), breaking 'Any 4xx or 5xx answer ... makes the sync appear as failed'.",
-    apply({ config }) {
-      judgeWithBatch(config.delivery, (_status, batch, failed) => (batch?.last ? false : failed));
     },
   },
   {
