@@ -13,7 +13,7 @@ import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
 import { check, note } from '../src/suite/check.ts';
-import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
+import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, firstRunsLost, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
 
 // Spec › Events (sync.records deliveries), Webhook connection and its advanced sync settings,
 // Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
@@ -289,6 +289,10 @@ check('WH-017 differential: the first run delivers every row, a later run only n
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
   const missing = [...s.runs[0]!.rows.keys()].filter((id) => !first.has(id));
   if (missing.length > 0) fail(`the first run did not deliver ${missing.length} of ${s.runs[0]!.rows.size} rows (${missing.slice(0, 5).join(', ')})`, s.runs[0]!.deliveries);
+  // Every other sync's first run too, a second sync on main's connection among them.
+  await need(t, 'a second sync on the main sync\'s webhook connection', hashOrder);
+  const lostElsewhere = firstRunsLost();
+  if (lostElsewhere.length > 0) fail(`a first run that completed did not deliver every row: ${lostElsewhere.join('; ')}`);
   walkedBatches('differential', s);
   // A row is changed when a selected column's value differs, JSON type included (1 and "1").
   for (const [i, run] of s.runs.entries()) {
