@@ -34,7 +34,8 @@ const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true
  */
 const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS }] };
 const main = () => scenario('main', MAIN_PLAN);
-const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 } };
+/** Its webhook connection's URL carries a query, which each delivery must keep (WH-001). */
+const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 }, urlQuery: 'source=dssc&batch=7' };
 const small = () => scenario('batch-7', SMALL_PLAN);
 /**
  * Every delivery of every sync: main, each batch size (1, 7, the default, and 150 unless the
@@ -57,8 +58,10 @@ async function startEvery(): Promise<void> {
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
   await startEvery();
   await given(t, main);
-  each(await every(t), (d, s) => {
-    const url = new URL(s.channel.url);
+  const all = await every(t);
+  for (const s of all) walked('sync.records delivery', { 'webhook-url': s.url === undefined ? 'plain' : 'with query' });
+  each(all, (d, s) => {
+    const url = new URL(s.url ?? s.channel.url);
     // A tunnel (--receiver-public-url) may drop a prefix of the path: what must arrive is the
     // receiver's own part of it, from its channel segment on, with nothing after it.
     const own = url.pathname.slice(url.pathname.lastIndexOf('/c/'));

@@ -86,6 +86,8 @@ export interface Scenario {
   sync: { id: string; name: string };
   secret: string;
   channel: Channel;
+  /** The URL its webhook connection was given, when it is not the channel's own (a query added: ScenarioPlan.urlQuery). */
+  url?: string;
   settings: WebhookSyncSettings;
   rows: Map<string, Row>;
   runs: RunEvidence[];
@@ -115,6 +117,8 @@ export interface ScenarioPlan {
   connectionOf?: string;
   /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
   edgeRows?: boolean;
+  /** A query string (without '?') on the URL the webhook connection is given: a URL is more than its host and path. */
+  urlQuery?: string;
 }
 
 const scenarios = new Map<string, Scenario>();
@@ -139,7 +143,8 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     const channel = host?.channel ?? rec.channel(label);
     if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
-    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
+    const url = host ? host.url : plan.urlQuery === undefined ? undefined : `${channel.url}?${plan.urlQuery}`;
+    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), url ?? channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
     let rows: Map<string, Row>;
@@ -167,7 +172,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
       syncSettings = { ...syncSettings, name: usual };
       return ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     });
-    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
+    const s: Scenario = { sync, secret: connection.secret, channel, ...(url !== undefined ? { url } : {}), settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
     return { s, ad, first: await startRun(ad, s) };
   });
