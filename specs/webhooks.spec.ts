@@ -1,7 +1,7 @@
 import { afterAll, type TestContext } from 'vitest';
 import { need, profile, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { validate } from '../src/schemas.ts';
-import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, laterRunTimestampProblems, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
 import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
 import { rereadProblems } from '../src/suite/webhook-rereads.ts';
 import { begin, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
@@ -104,7 +104,7 @@ check('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (
   each(await every(t), (d) => headerProblem(d, 'service-signature-timestamp'));
 });
 
-check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, and never goes backwards in a run', async (t) => {
+check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, never goes backwards in a run, and is not older than its run', async (t) => {
   const s = await given(t, main);
   // The slow receiver answers the first batch after 1.5 s: the second is created that much later.
   const slow = await need(t, 'a sync delivering to a receiver that answers slowly', () => scenario('slow-receiver', SLOW_PLAN));
@@ -114,6 +114,8 @@ check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, 
       const bad = timestampProblems(run, timestampToleranceS, clockSkewS);
       if (bad.length > 0) fail(`${label} run ${i + 1}: ${bad.length} of ${run.deliveries.length} deliveries: ${bad[0]!.problem}`, bad.map((x) => x.d));
     }
+    const stale = laterRunTimestampProblems(sc.runs);
+    if (stale.length > 0) fail(`${label}: ${stale.length} deliveries of later runs: ${stale[0]!.problem}`, stale.map((x) => x.d));
   }
 });
 

@@ -80,6 +80,8 @@ export interface RunEvidence {
   rows: Map<string, Row>;
   /** Why the run's capture log could not be read (readCaptureLog threw). */
   captureProblem?: string;
+  /** Epoch ms just before the suite asked for the run: none of its requests can have been created earlier (WH-007). */
+  askedAt?: number;
 }
 
 export interface Scenario {
@@ -213,13 +215,14 @@ export interface StartedRun {
 async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const before = s.channel.deliveries().length;
   const rows = new Map(s.rows);
+  const askedAt = Date.now();
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   return {
     finish: async () => {
       const timeoutMs = runTimeoutMs();
       const ended = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
       const { outcome, captureProblem } = await withCaptureLog(ad, s.sync.id, started.id, ended);
-      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, ...(captureProblem ? { captureProblem } : {}) };
+      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, askedAt, ...(captureProblem ? { captureProblem } : {}) };
     },
   };
 }
