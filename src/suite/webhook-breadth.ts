@@ -34,7 +34,8 @@ export const MAIN_REVERTS: readonly RowEdit[] = [
 ];
 
 /** One record per batch, and a size above the default (over the main sync's source, 260 and more rows; optional: the maximum is not shown). */
-export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 } };
+/** Its receiver answers 200 with no body at all (the spec shows none): a sender that parses the answer as JSON fails on it (WH-015). */
+export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 }, answerBody: 'empty' };
 export const BATCH_150: ScenarioPlan = { rows: 0, sourceOf: 'main', sync: { batchSize: 150 } };
 
 /**

@@ -7,7 +7,7 @@ import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
 import { values, type DimensionValue } from '../generators/input-space.ts';
-import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
+import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse, type SuccessBody } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { perRun } from '../run-state.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
@@ -90,6 +90,8 @@ export interface Scenario {
   channel: Channel;
   /** The URL its webhook connection was given, when it is not the channel's own (a query added: ScenarioPlan.urlQuery). */
   url?: string;
+  /** How the receiver wrote its 2xx answers, when not as a JSON object (ScenarioPlan.answerBody). */
+  answerBody?: SuccessBody;
   settings: WebhookSyncSettings;
   rows: Map<string, Row>;
   runs: RunEvidence[];
@@ -121,6 +123,8 @@ export interface ScenarioPlan {
   edgeRows?: boolean;
   /** A query string (without '?') on the URL the webhook connection is given: a URL is more than its host and path. */
   urlQuery?: string;
+  /** How the receiver writes its 2xx answers to this scenario (default a small JSON object): the spec shows no body. */
+  answerBody?: SuccessBody;
 }
 
 const scenarios = new Map<string, Scenario>();
@@ -145,6 +149,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     const channel = host?.channel ?? rec.channel(label);
     if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
+    if (plan.answerBody !== undefined) channel.answerWith(plan.answerBody);
     const url = host ? host.url : plan.urlQuery === undefined ? undefined : `${channel.url}?${plan.urlQuery}`;
     const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), url ?? channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
@@ -174,7 +179,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
       syncSettings = { ...syncSettings, name: usual };
       return ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     });
-    const s: Scenario = { sync, secret: connection.secret, channel, ...(url !== undefined ? { url } : {}), settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
+    const s: Scenario = { sync, secret: connection.secret, channel, ...(url !== undefined ? { url } : {}), ...(plan.answerBody !== undefined ? { answerBody: plan.answerBody } : {}), settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
     return { s, ad, first: await startRun(ad, s) };
   });
