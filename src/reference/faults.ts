@@ -45,7 +45,6 @@ export const FAULTS: readonly Fault[] = [
   ...heldOutApiKept,
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
-  // Held-out round 2, for measuring only (see held-out-2-deliveries.ts).
   ...heldOut2DeliveryFaults,
   ...mutationWebhookFaults,
   ...mutationRouteFaults,
