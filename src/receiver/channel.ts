@@ -1,4 +1,4 @@
-import type { Channel, Delivery, ScriptedResponse, WaitForOptions } from './types.ts';
+import type { Channel, Delivery, ScriptedResponse, SuccessBody, WaitForOptions } from './types.ts';
 
 interface Planned {
   status: number;
@@ -44,6 +44,7 @@ export class ChannelState implements Channel {
   private slot = 0;
   private plan: { statuses: ScriptedResponse[]; then: number; base: number } = { statuses: [], then: 200, base: 0 };
   private decider: ((d: Delivery) => number | undefined) | undefined;
+  successBody: SuccessBody = 'json';
 
   constructor(id: string, label: string | undefined, url: string) {
     this.id = id;
@@ -69,6 +70,10 @@ export class ChannelState implements Channel {
   decide(d: Delivery): number | undefined {
     const status = this.decider?.(d);
     return status === undefined ? undefined : checkStatus(status, 'answerBy');
+  }
+
+  answerWith(body: SuccessBody): void {
+    this.successBody = body;
   }
 
   /** Takes the next place in the script; called when a request arrives. */

@@ -50,6 +50,12 @@ export interface ReceiverOptions {
 /** One scripted answer: a status, optionally after a delay (to provoke client timeouts). */
 export type ScriptedResponse = number | { status: number; delayMs?: number };
 
+/**
+ * How a channel writes its 2xx answers: a small JSON object (the default), the text OK, or no body
+ * at all. The spec asks the receiver for '200 OK' and shows no body, so a sender must take each.
+ */
+export type SuccessBody = 'json' | 'text' | 'empty';
+
 export interface Receiver {
   /** Public base URL (no trailing slash): publicUrl, or localUrl when none was given. */
   readonly url: string;
@@ -94,6 +100,8 @@ export interface Channel {
    * earlier one; undefined removes it. A delivery it answers still uses up its place in the script.
    */
   answerBy(decide: ((d: Delivery) => number | undefined) | undefined): void;
+  /** Writes this channel's 2xx answers so from now on (default 'json'). */
+  answerWith(body: SuccessBody): void;
   /** This channel's deliveries, ordered by arrival (seq). */
   deliveries(): Delivery[];
   /**

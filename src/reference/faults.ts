@@ -16,6 +16,7 @@ import { heldOut2Api } from './faults/held-out-2-api.ts';
 import { heldOutDeliveryFaults } from './faults/held-out-webhooks.ts';
 import { heldOutRunFaults } from './faults/held-out-webhook-runs.ts';
 import { heldOut2RunFaults } from './faults/held-out-2-runs.ts';
+import { heldOut2DeliveryFaults } from './faults/held-out-2-deliveries.ts';
 import { mutationRouteFaults } from './faults/mutation-routes.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
@@ -48,6 +49,7 @@ export const FAULTS: readonly Fault[] = [
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
   ...heldOut2RunFaults,
+  ...heldOut2DeliveryFaults,
   ...mutationWebhookFaults,
   ...mutationRouteFaults,
 ];

@@ -287,6 +287,48 @@ export async function prestart(): Promise<void> {
   await begin('slow-receiver', SLOW_PLAN).catch(() => undefined);
 }
 
+// ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
+// a time with an offset; one without a zone would be read in this machine's zone, so it is not
+// judged (WH-006 judges the format).
+const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
+
+/** Milliseconds one unit of a timestamp's last digit stands for: 1000 for whole seconds, 1 for milliseconds or finer. */
+const resolutionMs = (t: string) => {
+  const digits = /\d[.,](\d+)/.exec(t.replace(/^\d{8}T/, ''))?.[1]?.length ?? 0;
+  return Math.max(1, 10 ** (3 - Math.min(digits, 3)));
+};
+
+/**
+ * WH-007 across the runs of one sync: a run's requests are created after the suite asked for the
+ * run (askedAt), which is after every earlier run's deliveries arrived. Only differences of the
+ * target's own timestamps are compared with differences of this machine's clock, so a sender
+ * clock off by any constant (ahead, behind, stamping at queueing) passes. A timestamp kept from an
+ * earlier run (taken once per sync) does not. The slack is the timestamps' own resolution (a whole
+ * second when they carry no fraction) and 2 ms for this machine's millisecond clock.
+ */
+export function laterRunTimestampProblems(runs: readonly RunEvidence[]): Array<{ d: Delivery; problem: string }> {
+  const out: Array<{ d: Delivery; problem: string }> = [];
+  const stamped = runs.map((r) => r.deliveries.flatMap((d) => {
+    const t = d.headers['service-signature-timestamp'] ?? '';
+    const sent = instant(t);
+    return Number.isNaN(sent) ? [] : [{ d, sent, res: resolutionMs(t) }];
+  }));
+  for (const [i, run] of runs.entries()) {
+    if (i === 0 || run.askedAt === undefined) continue;
+    for (const later of stamped[i]!) {
+      for (const earlier of stamped.slice(0, i).flat()) {
+        const elapsed = run.askedAt - Date.parse(earlier.d.receivedAt);
+        const slack = Math.max(later.res, earlier.res) + 2;
+        if (later.sent - earlier.sent < elapsed - slack) {
+          out.push({ d: later.d, problem: `run ${i + 1}'s delivery #${later.d.seq} is stamped ${new Date(later.sent).toISOString()}, ${later.sent - earlier.sent} ms after delivery #${earlier.d.seq} of an earlier run (${new Date(earlier.sent).toISOString()}), but the run was asked for ${elapsed} ms after that delivery arrived: the timestamp is not of when the request was created` });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * WH-007 over one run: each timestamp within `toleranceS` before its own arrival and at most
  * `skewS` after it (a sender's clock may run ahead of the receiver's), and never earlier than the
@@ -295,10 +337,6 @@ export async function prestart(): Promise<void> {
  */
 export function timestampProblems(run: RunEvidence, toleranceS: number, skewS: number): Array<{ d: Delivery; problem: string }> {
   const out: Array<{ d: Delivery; problem: string }> = [];
-  // ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
-  // a time with an offset; one without a zone would be read in this machine's zone, so it is not
-  // judged (WH-006 judges the format).
-  const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
   const stamped = run.deliveries.map((d) => ({ d, sent: instant(d.headers['service-signature-timestamp']) })).filter((x) => !Number.isNaN(x.sent));
   for (const [i, { d, sent }] of stamped.entries()) {
     const age = (Date.parse(d.receivedAt) - sent) / 1000;

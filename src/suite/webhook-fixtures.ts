@@ -7,7 +7,7 @@ import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
 import { values, type DimensionValue } from '../generators/input-space.ts';
-import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
+import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse, type SuccessBody } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { perRun } from '../run-state.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
@@ -80,12 +80,18 @@ export interface RunEvidence {
   rows: Map<string, Row>;
   /** Why the run's capture log could not be read (readCaptureLog threw). */
   captureProblem?: string;
+  /** Epoch ms just before the suite asked for the run: none of its requests can have been created earlier (WH-007). */
+  askedAt?: number;
 }
 
 export interface Scenario {
   sync: { id: string; name: string };
   secret: string;
   channel: Channel;
+  /** The URL its webhook connection was given, when it is not the channel's own (a query added: ScenarioPlan.urlQuery). */
+  url?: string;
+  /** How the receiver wrote its 2xx answers, when not as a JSON object (ScenarioPlan.answerBody). */
+  answerBody?: SuccessBody;
   settings: WebhookSyncSettings;
   rows: Map<string, Row>;
   runs: RunEvidence[];
@@ -119,6 +125,10 @@ export interface ScenarioPlan {
   connectionOf?: string;
   /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
   edgeRows?: boolean;
+  /** A query string (without '?') on the URL the webhook connection is given: a URL is more than its host and path. */
+  urlQuery?: string;
+  /** How the receiver writes its 2xx answers to this scenario (default a small JSON object): the spec shows no body. */
+  answerBody?: SuccessBody;
 }
 
 const scenarios = new Map<string, Scenario>();
@@ -144,7 +154,9 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
     if (plan.refuseOnce) channel.answerBy(refusingOnce(plan.refuseOnce));
-    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
+    if (plan.answerBody !== undefined) channel.answerWith(plan.answerBody);
+    const url = host ? host.url : plan.urlQuery === undefined ? undefined : `${channel.url}?${plan.urlQuery}`;
+    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), url ?? channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
     let rows: Map<string, Row>;
@@ -172,7 +184,7 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
       syncSettings = { ...syncSettings, name: usual };
       return ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     });
-    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
+    const s: Scenario = { sync, secret: connection.secret, channel, ...(url !== undefined ? { url } : {}), ...(plan.answerBody !== undefined ? { answerBody: plan.answerBody } : {}), settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
     if (plan.errorHandling) await writeErrorHandling(s, plan.errorHandling, true);
     return { s, ad, first: await startRun(ad, s) };
@@ -246,13 +258,14 @@ export interface StartedRun {
 async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const before = s.channel.deliveries().length;
   const rows = new Map(s.rows);
+  const askedAt = Date.now();
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   return {
     finish: async () => {
       const timeoutMs = runTimeoutMs();
       const ended = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
       const { outcome, captureProblem } = await withCaptureLog(ad, s.sync.id, started.id, ended);
-      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, ...(captureProblem ? { captureProblem } : {}) };
+      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, askedAt, ...(captureProblem ? { captureProblem } : {}) };
     },
   };
 }

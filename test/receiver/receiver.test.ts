@@ -183,6 +183,23 @@ describe('receiver: well-formed deliveries', () => {
     expect(await send('refuse-me')).toBe(200);
   });
 
+  it('writes 2xx answers as JSON, as the text OK or with no body, as the channel is told; other statuses stay JSON', async () => {
+    const ch = receiver.channel('answer-bodies');
+    const body = gz(syncRecords('sync-answers', 1));
+    const json = await post(ch.url, body, deliveryHeaders(body));
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(json.body)).toMatchObject({ status: 200 });
+    ch.answerWith('text');
+    const text = await post(ch.url, body, deliveryHeaders(body));
+    expect([text.status, text.headers['content-type'], text.body]).toEqual([200, 'text/plain; charset=utf-8', 'OK']);
+    ch.answerWith('empty');
+    ch.script([500]);
+    const failed = await post(ch.url, body, deliveryHeaders(body));
+    expect([failed.status, failed.headers['content-type']]).toEqual([500, 'application/json']);
+    const empty = await post(ch.url, body, deliveryHeaders(body));
+    expect([empty.status, empty.headers['content-type'], empty.headers['content-length'], empty.body]).toEqual([200, undefined, '0', '']);
+  });
+
   it('answers 404 on an unknown path and still records it', async () => {
     const body = gz(syncRecords('sync-lost', 1));
     const reply = await post(`${receiver.url}/c/no-such-channel/`, body, deliveryHeaders(body));
