@@ -16,7 +16,7 @@ import { closeSourceDb } from '../src/suite/webhook-source.ts';
 import { describeChanges, fieldChanges, fieldValueClasses, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
 import { check, note } from '../src/suite/check.ts';
-import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, firstRunsLost, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
+import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, firstRunsLost, LONG_SOURCE, MAIN_FIELDS, MAIN_REVERTS, optionalScenario, rowChange, sourceRowsClass, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
 
 // Spec › Events (sync.records deliveries), Webhook connection and its advanced sync settings,
 // Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
@@ -50,12 +50,13 @@ const main = () => scenario('main', MAIN_PLAN);
  */
 const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 }, urlQuery: 'source=dssc&batch=7', answerBody: 'text' };
 const small = () => scenario('batch-7', SMALL_PLAN);
+const longSource = () => scenario('long-source', LONG_SOURCE);
 /**
- * Every delivery of every sync: main, each batch size (1, 7, the default, and 150 unless the
- * target refuses a size that large), each mode, and every sync set up before (failing receivers' included). A header or a body wrong on one path
+ * Every delivery of every sync: main, each batch size (1, 7, the default, and 150 and the long
+ * source's 500 unless the target refuses a size that large), each mode, and every sync set up before (failing receivers' included). A header or a body wrong on one path
  * only (a batch of one record, a small body, the last batch) shows on some of them.
  */
-const every = (t: TestContext) => need(t, 'syncs of every batch size and mode', () => everyScenario([main, small, () => scenario('batch-1', BATCH_1), fullSync, skipBackfill], [() => scenario('batch-150', BATCH_150)]));
+const every = (t: TestContext) => need(t, 'syncs of every batch size and mode', () => everyScenario([main, small, () => scenario('batch-1', BATCH_1), fullSync, skipBackfill], [() => scenario('batch-150', BATCH_150), longSource]));
 
 /**
  * The first runs of the breadth scenarios (every() but batch 150, which reads main's source after
@@ -64,7 +65,7 @@ const every = (t: TestContext) => need(t, 'syncs of every batch size and mode', 
  * begin remembers it, by the check that needs the scenario.
  */
 async function startEvery(): Promise<void> {
-  const plans: Array<[string, ScenarioPlan]> = [['main', MAIN_PLAN], ['batch-7', SMALL_PLAN], ['batch-1', BATCH_1], ['full-sync', FULL_SYNC_PLAN], ['skip-backfill', SKIP_BACKFILL_PLAN]];
+  const plans: Array<[string, ScenarioPlan]> = [['main', MAIN_PLAN], ['batch-7', SMALL_PLAN], ['batch-1', BATCH_1], ['full-sync', FULL_SYNC_PLAN], ['skip-backfill', SKIP_BACKFILL_PLAN], ['long-source', LONG_SOURCE]];
   for (const [label, plan] of plans) await begin(label, plan).catch(() => undefined);
 }
 
@@ -274,8 +275,14 @@ check('WH-015 a delivery holds at most the batch size: 100 by default, the sync\
 check('WH-016 within a run every row arrives exactly once: none lost, none duplicated', async (t) => {
   const s = await given(t, main);
   const small_ = await need(t, 'a sync with batch size 7', small);
+  // A source past the common page sizes, in batches of 500 (optional: a target may refuse the size).
+  let refused: string | undefined;
+  const long = await optionalScenario(longSource, (why) => (refused = why));
+  if (refused !== undefined) await note(t, `the long source (${LONG_SOURCE.rows} rows, batch size ${LONG_SOURCE.sync!.batchSize}) was left out: ${refused}`);
   // The first run of a sync delivers every row (Spec › What the service does 3), so what it must hold is known.
-  for (const [label, sc] of [['main', s], ['batch-7', small_]] as const) {
+  for (const [label, sc] of [['main', s], ['batch-7', small_], ...(long ? [['long-source', long] as const] : [])] as const) {
+    const sourceRows = sourceRowsClass(sc.runs[0]!.rows.size);
+    if (sourceRows) walked('sync.records delivery', { 'source-rows': sourceRows });
     const ids = deliveredIds(sc.runs[0]!.deliveries);
     const seen = new Set(ids);
     const lost = [...sc.runs[0]!.rows.keys()].filter((id) => !seen.has(id));
@@ -319,8 +326,9 @@ check('WH-017 differential: the first run delivers every row, a later run only n
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
   const missing = [...s.runs[0]!.rows.keys()].filter((id) => !first.has(id));
   if (missing.length > 0) fail(`the first run did not deliver ${missing.length} of ${s.runs[0]!.rows.size} rows (${missing.slice(0, 5).join(', ')})`, s.runs[0]!.deliveries);
-  // Every other sync's first run too, a second sync on main's connection among them.
+  // Every other sync's first run too, a second sync on main's connection and the long source among them.
   await need(t, 'a second sync on the main sync\'s webhook connection', hashOrder);
+  await optionalScenario(longSource);
   const lostElsewhere = firstRunsLost();
   if (lostElsewhere.length > 0) fail(`a first run that completed did not deliver every row: ${lostElsewhere.join('; ')}`);
   walkedBatches('differential', s);

@@ -11,8 +11,8 @@ import { DEFAULT_SCHEMA, parseSourceDbUrl, targetView, type ParsedSourceDb } fro
 
 /** Postgres' identifier limit (NAMEDATALEN - 1). */
 const MAX_IDENTIFIER = 63;
-/** Rows per INSERT: well under Postgres' 65535 bind parameters for a few columns. */
-const CHUNK = 500;
+/** Postgres' bind parameters per statement (a 16-bit count): an INSERT holds as many rows as fit. */
+const MAX_PARAMS = 65_535;
 
 /** dssc_<runid>_: what every table of this run begins with (lower case, [a-z0-9_]). */
 export function runPrefix(runId: string): string {
@@ -196,8 +196,10 @@ export class SourceDb {
     const jsonb = cols.map((c) => sqlType(c.types) === 'jsonb');
     const others = cols.filter((c) => c.name !== table.key);
     const update = others.length ? `DO UPDATE SET ${others.map((c) => `${quoteIdent(c.name)} = EXCLUDED.${quoteIdent(c.name)}`).join(', ')}` : 'DO NOTHING';
-    for (let start = 0; start < rows.length; start += CHUNK) {
-      const chunk = rows.slice(start, start + CHUNK);
+    // One statement per source in practice (1100 rows of 6 columns): each round trip costs more than its rows.
+    const chunkRows = Math.max(1, Math.floor(MAX_PARAMS / cols.length));
+    for (let start = 0; start < rows.length; start += chunkRows) {
+      const chunk = rows.slice(start, start + chunkRows);
       const params: unknown[] = [];
       const tuples = chunk.map((row) => `(${cols.map((c, i) => {
         const value = row[c.name] ?? null;

@@ -37,6 +37,18 @@ export const MAIN_REVERTS: readonly RowEdit[] = [
 /** Its receiver answers 200 with no body at all (the spec shows none): a sender that parses the answer as JSON fails on it (WH-015). */
 export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 }, answerBody: 'empty' };
 export const BATCH_150: ScenarioPlan = { rows: 0, sourceOf: 'main', sync: { batchSize: 150 } };
+/**
+ * A source past the common page sizes (500, 1000, 1024 rows): a run that reads its source in pages
+ * and loses a row at a page's edge, or stops at a page's worth of records, delivers every row of
+ * the other sources (264 at most). Batches of 500 keep it to three deliveries; optional, as 150
+ * is (the maximum batch size is not shown).
+ */
+export const LONG_SOURCE: ScenarioPlan = { rows: 1100, sync: { batchSize: 500 } };
+
+/** The source-rows class (input-space.json) of a source of `rows` rows, when it is one. */
+export function sourceRowsClass(rows: number): 'small' | 'past-1024' | undefined {
+  return rows > 1024 ? 'past-1024' : rows < 500 ? 'small' : undefined;
+}
 
 /**
  * The given scenarios, set up in order, and every other scenario set up so far (the failing
@@ -48,13 +60,19 @@ export async function everyScenario(getters: ReadonlyArray<() => Promise<Scenari
   const given: Scenario[] = [];
   for (const get of getters) given.push(await get());
   for (const get of optional) {
-    const s = await get().catch((error: unknown) => {
-      if (error instanceof TransportError) throw error;
-      return undefined;
-    });
+    const s = await optionalScenario(get);
     if (s) given.push(s);
   }
   return [...new Set([...given, ...scenariosSetUp().values()])];
+}
+
+/** An optional scenario, or undefined when the target refused its setup (a transport failure is no refusal). */
+export async function optionalScenario(get: () => Promise<Scenario>, refused?: (why: string) => void): Promise<Scenario | undefined> {
+  return get().catch((error: unknown) => {
+    if (error instanceof TransportError) throw error;
+    refused?.(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
+    return undefined;
+  });
 }
 
 export const batchSizeOf = (s: Scenario): number => s.settings.batchSize ?? DEFAULT_BATCH_SIZE;

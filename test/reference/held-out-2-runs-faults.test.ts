@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { heldOut2RunFaults } from '../../src/reference/faults/held-out-2-runs.ts';
 import type { RunningReference } from '../../src/reference/index.ts';
-import { startReceiver, type Receiver } from '../../src/receiver/index.ts';
+import { startReceiver, type Delivery, type Receiver } from '../../src/receiver/index.ts';
 import { call, start } from './helpers.ts';
 import { createSource, createWebhookSync, idsOf, rows, runOnce, writeRows, type SyncOptions, type TestRow } from './webhook-helpers.ts';
 
@@ -31,6 +31,13 @@ async function setup(ref: RunningReference, initial: TestRow[], options: SyncOpt
 }
 
 const batchesOf2 = { configuration: { batch_size: 2 } };
+const batchesOf500 = { configuration: { batch_size: 500 } };
+
+/** The ids of `initial` a run did not deliver. */
+const undelivered = (initial: TestRow[], delivered: Delivery[]) => {
+  const ids = new Set(idsOf(delivered));
+  return initial.map((r) => String(r.id)).filter((id) => !ids.has(id));
+};
 
 const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
   'h2r-repeat-failure-completes': async (ref) => {
@@ -90,6 +97,26 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     expect(idsOf((await s.run()).deliveries)).toEqual(['r002']);
     await s.put({ notify_on_record_errors: true });
     await s.write(rows(4).slice(3));
+    expect((await s.run()).deliveries).toEqual([]);
+  },
+  'h2r-model-page-boundary-row-skipped': async (ref) => {
+    // A source of one page is delivered whole; one past it loses the second page's first row.
+    const page = rows(1000);
+    expect(undelivered(page, (await (await setup(ref, page, batchesOf500)).run()).deliveries)).toEqual([]);
+    const long = rows(1100);
+    const first = await (await setup(ref, long, batchesOf500)).run();
+    expect(first.run.status).toBe('completed');
+    expect(undelivered(long, first.deliveries)).toEqual([long[1000]!.id]);
+  },
+  'h2r-run-capped-at-1000-records': async (ref) => {
+    const page = rows(1000);
+    expect(undelivered(page, (await (await setup(ref, page, batchesOf500)).run()).deliveries)).toEqual([]);
+    const long = rows(1100);
+    const s = await setup(ref, long, batchesOf500);
+    const first = await s.run();
+    expect(first.run.status).toBe('completed');
+    expect(undelivered(long, first.deliveries)).toEqual(long.slice(1000).map((r) => r.id));
+    // Dropped for good: the next run (nothing changed) does not send them either.
     expect((await s.run()).deliveries).toEqual([]);
   },
   'h2r-eh-shared-by-destination': async (ref) => {
