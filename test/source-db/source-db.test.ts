@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { startEmbeddedSourceDb, type EmbeddedSourceDb } from '../../src/source-db/embedded.ts';
 import { SourceDb, sqlType, runPrefix } from '../../src/source-db/database.ts';
@@ -71,6 +71,21 @@ describe('SourceDb on the embedded Postgres', () => {
     await db.upsert(table, EDGE_ROWS);
     const back = new Map((await db.rows(table)).map((r) => [r.id, r]));
     for (const row of EDGE_ROWS) expect(back.get(row.id)).toEqual(row);
+  });
+
+  it('writes a long source (1100 rows) in one statement', async () => {
+    const table = await db.createTable('long', 'id', COLUMNS);
+    const rows: Row[] = Array.from({ length: 1100 }, (_, i) => ({ id: `r${String(i).padStart(6, '0')}`, t: `t${i}`, i, n: i / 4, b: i % 2 === 0, mixed: i % 3 === 0 ? String(i) : i }));
+    const query = vi.spyOn(db as unknown as { query: (text: string, params?: unknown[]) => Promise<unknown> }, 'query');
+    try {
+      await db.upsert(table, rows);
+      expect(query.mock.calls.filter(([text]) => text.startsWith('INSERT'))).toHaveLength(1);
+    } finally {
+      query.mockRestore();
+    }
+    const back = await db.rows(table);
+    expect(back).toHaveLength(1100);
+    expect(back[1000]).toEqual({ ...rows[1000], i: '1000' });
   });
 
   it('a repeated label gets a table of its own; long labels stay within 63 characters', async () => {
