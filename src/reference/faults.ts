@@ -22,7 +22,7 @@ import { dimensionVariants } from './faults/benign-dimensions.ts';
 import { limitVariants } from './faults/benign-limits.ts';
 import { answerVariants } from './faults/benign-answers.ts';
 import { heldOutVariants } from './faults/held-out-benign.ts';
-import { heldOut2BenignVariants } from './faults/held-out-2-benign.ts';
+import { heldOut2BenignVariants, heldOut2MeasuredOnly, heldOut2ProfiledVariants } from './faults/held-out-2-benign.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -59,12 +59,16 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants, ...heldOutVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants, ...heldOutVariants, ...heldOut2BenignVariants];
 
-/** Held-out benign items being measured (hunt round 2): looked up by --variant, not yet in the benign matrix. */
-const MEASURED_VARIANTS: readonly Fault[] = heldOut2BenignVariants;
+/**
+ * Conforming variants that need a profile answer other than the reference profile's (each with its
+ * edit: test/suite/benign-profiled.test.ts runs them), and held-out items kept for the record only.
+ */
+export const PROFILED_VARIANTS = heldOut2ProfiledVariants;
+const MEASURED_VARIANTS: readonly Fault[] = [...heldOut2ProfiledVariants.map((p) => p.variant), ...heldOut2MeasuredOnly];
 
-/** Names --variant also takes: the held-out items being measured, which no listing shows. */
+/** Names --variant also takes beyond the catalogue: the profiled variants and the items kept for the record, which no listing shows. */
 export function measuredVariantNames(): string[] {
   return MEASURED_VARIANTS.map((v) => v.name);
 }

@@ -52,6 +52,18 @@ function writeJson(value: unknown, opts: { number?: (n: number) => string; strin
   return walk(value);
 }
 
+/** A JSON answer's text parsed, or undefined when it is none (an empty body). */
+function parsed(text: string): { data?: { id?: unknown } } | undefined {
+  try {
+    return JSON.parse(text) as { data?: { id?: unknown } };
+  } catch {
+    return undefined;
+  }
+}
+
+/** An integer with a fraction, or (a multiple of ten) with an exponent: 7 as 7.0, 400 as 40.0e1. */
+const numberForm = (n: number) => (Number.isInteger(n) ? (Math.abs(n) >= 10 && n % 10 === 0 ? `${n / 10}.0e1` : `${n}.0`) : JSON.stringify(n));
+
 /** Every character outside printable ASCII as \uXXXX, and '/' as '\/' (both allowed by RFC 8259 §7). */
 function escapeAll(s: string): string {
   let out = '"';
@@ -171,7 +183,7 @@ export const heldOut2ApiVariants: readonly Fault[] = [
     breaks: [],
     description: "Integers are written with a fraction or an exponent (400.0, 6.0e1): the same JSON number (RFC 8259 §6); 'Bodies are JSON' (Spec › Conventions) and status is an 'integer' by value.",
     apply({ app }) {
-      rewriteJsonText(app, (v) => writeJson(v, { number: (n) => (Number.isInteger(n) ? (Math.abs(n) >= 10 && n % 10 === 0 ? `${n / 10}.0e1` : `${n}.0`) : JSON.stringify(n)) }));
+      rewriteJsonText(app, (v) => writeJson(v, { number: numberForm }));
     },
   },
   {
@@ -224,6 +236,19 @@ export const heldOut2ApiVariants: readonly Fault[] = [
     },
   },
   {
+    name: 'hb2-json-answer-forms',
+    breaks: [],
+    description:
+      "Every JSON answer is written in other forms of the same JSON value, labelled 'application/json' without a charset: integers with a fraction or an exponent (400.0, 6.0e1), every non-ASCII character as a \\u escape and '/' as '\\/', object members in reverse order (RFC 8259 §4, §6, §7, §8.1): 'Bodies are JSON' (Spec › Conventions).",
+    apply({ app }) {
+      rewriteJsonText(app, (v) => writeJson(v, { number: numberForm, string: escapeAll, keys: (k) => [...k].reverse() }));
+      app.addHook('onSend', async (_request, reply, payload) => {
+        if (String(reply.getHeader('content-type') ?? '').startsWith('application/json')) reply.header('content-type', 'application/json');
+        return payload;
+      });
+    },
+  },
+  {
     name: 'hb2-content-type-spring',
     breaks: [],
     description: "JSON answers are labelled 'application/json;charset=UTF-8' (no space, upper-case charset, as Spring writes it): parameter names and charset values are case-insensitive (RFC 9110 §8.3.1); 'Bodies are JSON'.",
@@ -258,8 +283,8 @@ export const heldOut2ApiVariants: readonly Fault[] = [
         reply.header('X-RateLimit-Limit', '600');
         reply.header('X-RateLimit-Remaining', '599');
         reply.header('Strict-Transport-Security', 'max-age=63072000');
-        if (request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string') {
-          const id = (JSON.parse(payload) as { data?: { id?: unknown } }).data?.id;
+        if (request.method === 'POST' && reply.statusCode < 300 && typeof payload === 'string' && !reply.hasHeader('location')) {
+          const id = parsed(payload)?.data?.id;
           const path = request.routeOptions.url ?? '';
           if (typeof id === 'string' && !path.includes(':')) reply.header('Location', `${path}/${encodeURIComponent(id)}`);
         }

@@ -106,13 +106,13 @@ export const heldOut2DeliveryVariants: readonly Fault[] = [
     name: 'hb2-delivery-headers-variant',
     breaks: [],
     description:
-      "Delivery headers are written in lower case, Content-Type carries '; charset=utf-8', the User-Agent is 'DataSyncService/rel2026.11.23', and X-Request-Id and Service-Delivery-Attempt are added: header names are case-insensitive (RFC 9110 §5.1), 'Content-Type | application/json', 'User-Agent | Service name followed by a release label' (Spec › Events › Delivery request).",
+      "Delivery headers are written in lower case, Content-Type carries '; charset=utf-8', the User-Agent's release label is 'rel2026.11.23' (DSS-Reference/rel2026.11.23, the real service's label form), and X-Request-Id and Service-Delivery-Attempt are added: header names are case-insensitive (RFC 9110 §5.1), 'Content-Type | application/json', 'User-Agent | Service name followed by a release label' (Spec › Events › Delivery request).",
     apply({ config }) {
       const p = config.delivery;
       const original = p.buildHeaders;
       p.buildHeaders = (batch) => {
         const headers = Object.fromEntries(Object.entries(original(batch)).map(([k, v]) => [k.toLowerCase(), v]));
-        return { ...headers, 'content-type': 'application/json; charset=utf-8', 'user-agent': 'DataSyncService/rel2026.11.23', 'x-request-id': randomUUID(), 'service-delivery-attempt': '1' };
+        return { ...headers, 'content-type': 'application/json; charset=utf-8', 'user-agent': 'DSS-Reference/rel2026.11.23', 'x-request-id': randomUUID(), 'service-delivery-attempt': '1' };
       };
     },
   },
@@ -219,9 +219,9 @@ export const heldOut2DeliveryVariants: readonly Fault[] = [
     name: 'hb2-runs-queued-long',
     breaks: [],
     description:
-      "A run stays queued for 1.5 s before it delivers anything (the real service's runs 'can sit in queued for minutes'): the spec shows no states and no time for a run ('States and transitions: not shown', Spec › States and transitions).",
+      "A run stays queued for 0.5 s before it delivers anything (the real service's runs 'can sit in queued for minutes'): the spec shows no states and no time for a run ('States and transitions: not shown', Spec › States and transitions).",
     apply({ store, config }) {
-      const holdMs = 1500;
+      const holdMs = 500;
       const held = new WeakMap<SyncExecution, number>();
       wrapStore(store, 'addExecution', (original) => (sync, requests, options) => {
         const run = original(sync, requests, options);
