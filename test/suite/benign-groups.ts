@@ -78,11 +78,10 @@ export const EDITS: Readonly<Record<string, readonly string[]>> = {
   'delivery-empty-batch-first': ['delivery batches', 'delivery payload', 'capture log'],
   'hb2-json-answer-forms': ['serialized answer'],
   'hb2-extra-response-headers': ['answer headers', 'creation status'],
-  'hb2-ids-numeric': ['created resources'],
+  'hb2-ids-numeric-and-long': ['created resources'],
   'hb2-auth-url-opaque': ['connection answer'],
   'hb2-slow-first-answers': ['answer timing'],
   'hb2-error-handling-set-defaults': ['error-handling defaults'],
-  'hb2-connection-close': ['HTTP connections'],
   'hb2-rate-limited': ['request limits'],
   'hb2-run-synchronous': ['run start answer'],
   'hb2-run-read-omitempty': ['run read'],
@@ -92,6 +91,7 @@ export const EDITS: Readonly<Record<string, readonly string[]>> = {
   'hb2-delivery-x-gzip': ['delivery Content-Encoding'],
   'hb2-delivery-number-forms': ['delivery body encoding'],
   'hb2-delivery-hash-base64': ['delivery hash'],
+  'hb2-batch-size-cap-100': ['delivery batches'],
 };
 
 /**

@@ -274,9 +274,10 @@ export const heldOut2ApiVariants: readonly Fault[] = [
     name: 'hb2-extra-response-headers',
     breaks: [],
     description:
-      'Answers carry headers the spec does not name (X-Request-Id, Cache-Control: no-store, Vary, X-RateLimit-Limit/Remaining, Strict-Transport-Security, and Location on a created resource): the spec lists request headers only and forbids no answer header.',
+      'Answers carry headers the spec does not name (X-Request-Id, Cache-Control: no-store, Vary, X-RateLimit-Limit/Remaining, Strict-Transport-Security, Location on a created resource, and Connection: close, the server closing every connection after its answer): the spec lists request headers only and forbids no answer header; HTTP/1.1 allows either persistence (RFC 9112 §9.6).',
     apply({ app }) {
       app.addHook('onSend', async (request, reply, payload) => {
+        reply.header('Connection', 'close');
         reply.header('X-Request-Id', `req_${base62(16)}`);
         reply.header('Cache-Control', 'no-store');
         reply.header('Vary', 'Accept-Encoding, X-Service-Version');
@@ -352,11 +353,29 @@ export const heldOut2ApiVariants: readonly Fault[] = [
     },
   },
   {
+    name: 'hb2-ids-numeric-and-long',
+    breaks: [],
+    description:
+      "Ids differ in shape by resource, as separate tables issue them: connections and models get decimal strings from a sequence (\"100001\"), syncs, bulk syncs and runs 160-character opaque tokens: 'id (string, required)' (Spec › Path parameter) sets no shape or length.",
+    apply({ store }) {
+      let counter = 100_000;
+      reshapeIds(store, (prefix) => (prefix === 'conn' || prefix === 'model' ? String(++counter) : `${prefix}_${base62(160 - prefix.length - 1)}`));
+    },
+  },
+  {
     name: 'hb2-ids-prefixed',
     breaks: [],
     description: "Ids are typed, mixed-case base62 strings (conn_4fGh..., bsync_..., sync_..., exec_...), case-sensitive: 'id (string, required)' (Spec › Path parameter).",
     apply({ store }) {
       reshapeIds(store, (prefix) => `${prefix}_${base62(22)}`);
+    },
+  },
+  {
+    name: 'hb2-ids-long',
+    breaks: [],
+    description: "Ids are 160-character opaque tokens (an encrypted reference, as some services issue): 'id (string, required)' (Spec › Path parameter) sets no length.",
+    apply({ store }) {
+      reshapeIds(store, (prefix) => `${prefix}_${base62(160 - prefix.length - 1)}`);
     },
   },
   {

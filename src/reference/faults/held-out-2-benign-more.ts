@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { isObject } from '../validation.ts';
 import { END_STATES as END, type CaptureEntry } from '../store.ts';
-import { editSuccess, isRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
+import { fieldError } from '../errors.ts';
+import { beforeRoute, editSuccess, isRoute, ROUTES, wrapStore, type Fault } from './fault.ts';
 
 // Held-out benign items, round 2, second batch: written after the Phase A commit (so after a look
 // at the target profile's shape, not at the checks). Each description cites the spec's words that
@@ -30,6 +31,30 @@ function rateLimit(app: FastifyInstance, after: () => string | undefined, every:
 const isRunStart = (r: FastifyRequest) => isRoute(r, 'POST', ROUTES.runs);
 
 export const heldOut2MoreVariants: readonly Fault[] = [
+  {
+    name: 'hb2-batch-size-cap-100',
+    breaks: [],
+    description:
+      "The service's maximum batch size is 100, the default: a sync configured with more gets deliveries of at most 100 records: 'the maximum batch size: not shown' (Spec › Limits) and 'Each delivery holds at most one batch of records' (Spec › Events › Emission 1).",
+    apply({ config }) {
+      const p = config.delivery;
+      const original = p.batchSize;
+      p.batchSize = (sync) => Math.min(100, original(sync));
+    },
+  },
+  {
+    name: 'hb2-batch-size-over-100-refused',
+    breaks: [],
+    description:
+      "The service's maximum batch size is 100, the default: creating a sync whose webhook batch size is larger is answered 400 validation_error: 'the maximum batch size: not shown' (Spec › Limits); the sync settings' API names are not shown either.",
+    apply({ app }) {
+      beforeRoute(app, 'POST', ROUTES.modelSyncs, (request) => {
+        const body = request.body;
+        const size = isObject(body) && isObject(body.target) && isObject(body.target.configuration) ? body.target.configuration.batch_size : undefined;
+        if (typeof size === 'number' && size > 100) throw fieldError('/target/configuration/batch_size', 'must be at most 100 (the maximum batch size)');
+      });
+    },
+  },
   {
     name: 'hb2-delivery-number-forms',
     breaks: [],

@@ -22,11 +22,10 @@ const pick = (names: readonly string[]): Fault[] =>
 export const heldOut2BenignVariants: readonly Fault[] = pick([
   'hb2-json-answer-forms',
   'hb2-extra-response-headers',
-  'hb2-ids-numeric',
+  'hb2-ids-numeric-and-long',
   'hb2-auth-url-opaque',
   'hb2-slow-first-answers',
   'hb2-error-handling-set-defaults',
-  'hb2-connection-close',
   'hb2-rate-limited',
   'hb2-run-synchronous',
   'hb2-run-read-omitempty',
@@ -36,6 +35,7 @@ export const heldOut2BenignVariants: readonly Fault[] = pick([
   'hb2-delivery-x-gzip',
   'hb2-delivery-number-forms',
   'hb2-delivery-hash-base64',
+  'hb2-batch-size-cap-100',
 ]);
 
 /** A profile edit: what a target of the variant's shape answers in its profile where the spec is silent. */
