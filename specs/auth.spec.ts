@@ -3,12 +3,14 @@ import { api, apiVersion, connectionBody, profile, redactor, settings, unknownId
 import { expectStatus, fail, is4xx } from '../src/suite/expect.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, modelSyncId } from '../src/suite/fixtures.ts';
 import { check } from '../src/suite/check.ts';
+import { versionLabel, versionsToPair } from '../src/suite/unknown-ids.ts';
 
 // Spec › Authentication 1–3; Endpoints: 'Every endpoint requires authentication'.
 
 interface Probe {
   what: string;
-  send: (auth: AuthMode) => Promise<ApiResponse>;
+  /** `version`: the X-Service-Version to send (null: none); the run's when undefined. */
+  send: (auth: AuthMode, version?: string | null) => Promise<ApiResponse>;
   /**
    * The creation from the profile: only a 2xx shows the operation happened. It names no id, so a
    * 404 or 405 says the operation is not there (a server's "no route", e.g. a base URL that is
@@ -48,7 +50,27 @@ async function judgeKey(mode: AuthMode, label: string): Promise<void> {
     }
     if (!accepted(endpoint, res.status)) fail(`${endpoint.what} with ${label}: expected the answer an authenticated caller gets (${acceptedText(endpoint)}), got ${res.status}`, res);
   }
+  // The key under every other version value too (Endpoints: every endpoint 'requires
+  // authentication ... and accepts the version header'), one probe each in turn.
+  for (const { endpoint, version } of await versionWalk()) {
+    const res = await endpoint.send(mode, version);
+    if (refusedForItsBody(endpoint, res.status)) continue;
+    if (!accepted(endpoint, res.status)) fail(`${endpoint.what} with ${label} and ${versionLabel(version)}: expected the answer an authenticated caller gets (${acceptedText(endpoint)}), got ${res.status}`, res);
+  }
   if (unshown) throw new Unmet(unshown);
+}
+
+/**
+ * Each version value other than the run's (the header omitted included), with one probe each
+ * in turn: a scheme wired into some versions only (Basic keys taken from a later version on, a
+ * legacy router that never checks) shows on a credential × version pair the run's version never
+ * reaches. The connection creation goes first: it is the one probe that needs no resource.
+ */
+async function versionWalk(withCreation = true): Promise<Array<{ endpoint: Probe; version: string | null }>> {
+  const creations = withCreation ? (await creation()).filter((p) => p.what.startsWith('POST /api/connections')) : [];
+  const probes = [...creations, ...(await listing403())];
+  const versions = versionsToPair().filter((v) => v !== apiVersion());
+  return probes.length === 0 ? [] : versions.map((version, i) => ({ endpoint: probes[i % probes.length]!, version }));
 }
 
 /**
@@ -61,15 +83,15 @@ async function listing403(): Promise<Probe[]> {
   const bulkId = bulk ?? unknownId('bulk');
   const syncId = sync ?? unknownId('sync');
   const probes: Probe[] = [
-    { what: `GET /api/bulk/syncs/{${bulk ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulkId)}/error-handling`, { auth }) },
-    { what: `PUT /api/syncs/{${sync ? 'id' : 'unknown id'}}/error-handling`, send: (auth) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {}, { auth }) },
+    { what: `GET /api/bulk/syncs/{${bulk ? 'id' : 'unknown id'}}/error-handling`, send: (auth, version) => api().get(`/api/bulk/syncs/${encodeURIComponent(bulkId)}/error-handling`, { auth, version }) },
+    { what: `PUT /api/syncs/{${sync ? 'id' : 'unknown id'}}/error-handling`, send: (auth, version) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, {}, { auth, version }) },
     // Authentication 3 speaks of every request with a missing or insufficient credential, not of
     // well-formed ones only: a target that looks the id up, or validates the body, before the
     // credential answers these 404 or 400 instead, and tells a caller without a key what exists.
-    { what: 'PUT /api/syncs/{id}/error-handling with a body of the wrong shape', send: (auth) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, { subscribers: 'dssc@example.com' }, { auth }) },
+    { what: 'PUT /api/syncs/{id}/error-handling with a body of the wrong shape', send: (auth, version) => api().put(`/api/syncs/${encodeURIComponent(syncId)}/error-handling`, { subscribers: 'dssc@example.com' }, { auth, version }) },
   ];
-  if (bulk) probes.push({ what: 'GET /api/bulk/syncs/{unknown id}/error-handling', send: (auth) => api().get(`/api/bulk/syncs/${encodeURIComponent(unknownId('bulk'))}/error-handling`, { auth }) });
-  if (sync) probes.push({ what: 'PUT /api/syncs/{unknown id}/error-handling', send: (auth) => api().put(`/api/syncs/${encodeURIComponent(unknownId('sync'))}/error-handling`, {}, { auth }) });
+  if (bulk) probes.push({ what: 'GET /api/bulk/syncs/{unknown id}/error-handling', send: (auth, version) => api().get(`/api/bulk/syncs/${encodeURIComponent(unknownId('bulk'))}/error-handling`, { auth, version }) });
+  if (sync) probes.push({ what: 'PUT /api/syncs/{unknown id}/error-handling', send: (auth, version) => api().put(`/api/syncs/${encodeURIComponent(unknownId('sync'))}/error-handling`, {}, { auth, version }) });
   return probes;
 }
 
@@ -80,7 +102,7 @@ async function listing403(): Promise<Probe[]> {
 async function creation(): Promise<Probe[]> {
   const out: Probe[] = [];
   const kind = (['relationalDatabase', 'objectStore', 'crm', 'marketing'] as const).find((k) => profile().kinds?.[k]?.configuration);
-  if (kind) out.push({ what: `POST /api/connections (${kind})`, send: (auth) => api().post('/api/connections', connectionBody(kind), { auth }), creation: true });
+  if (kind) out.push({ what: `POST /api/connections (${kind})`, send: (auth, version) => api().post('/api/connections', connectionBody(kind), { auth, version }), creation: true });
   // The bulk creation too, once a source is cached (the input space's credential × endpoint): a
   // key table kept per endpoint shows there only.
   const source = await cachedSourceId().catch(() => undefined);
@@ -102,6 +124,11 @@ check('AUTH-003 no Authorization header is answered 403 where the spec lists 403
   for (const endpoint of await listing403()) {
     const res = await endpoint.send('none');
     expectStatus(res, 403, `${endpoint.what} without Authorization`);
+  }
+  // Under every other version value too: a version whose router skips the check shows only there.
+  for (const { endpoint, version } of await versionWalk(false)) {
+    const res = await endpoint.send('none', version);
+    expectStatus(res, 403, `${endpoint.what} without Authorization, ${versionLabel(version)}`);
   }
 });
 

@@ -7,7 +7,7 @@ import { atPointer, KIND_NAMES, type KindName } from '../src/profile/profile.ts'
 import { validate } from '../src/schemas.ts';
 import { api, connectionBody, fcParams, idOf, kindProfile, need, profile, resourceName, Unmet } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus, fail, is2xx } from '../src/suite/expect.ts';
-import { boundaryCases, connectionShapeCases } from '../src/generators/coverage.ts';
+import { boundaryCases, connectionShapeCases, stringFormCases } from '../src/generators/coverage.ts';
 import { check, note } from '../src/suite/check.ts';
 import { operationCases } from '../src/generators/all-pairs.ts';
 import type { DimensionValue } from '../src/generators/input-space.ts';
@@ -45,6 +45,10 @@ for (const kind of SPEC_KINDS) {
       await expectEveryCase(`CONN-001 (${kind})`, edges, (c) => api().post('/api/connections', { ...base, configuration: c.value }), is2xx, 'with a 2xx');
       // The request log redacts a secret, so its one-character value is recorded here.
       for (const c of edges) for (const secret of ['cloud_secret_access_key', 'password']) if (c.name === `${secret} of length 1`) walked('POST /api/connections', { 'connection-field': `${kind} configuration.${secret}`, 'field-shape': 'boundary' });
+      // Every free string field written with dots, hyphens, digits: the random phase writes letters only.
+      const forms = stringFormCases(CONFIG_REF(kind), base.configuration as Record<string, unknown>);
+      await expectEveryCase(`CONN-001 (${kind})`, forms, (c) => api().post('/api/connections', { ...base, configuration: c.value }), is2xx, 'with a 2xx');
+      for (const c of forms) walked('POST /api/connections', { 'string-form': c.form, kind });
     }
     await fc.assert(
       fc.asyncProperty(configurations(kind), async (configuration) => {

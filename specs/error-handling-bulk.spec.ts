@@ -5,7 +5,7 @@ import { BULK_VALID_BODIES, negativeCases, NOT_OBJECTS } from '../src/generators
 import { api, fcParams, need, profile, unknownId } from '../src/suite/context.ts';
 import { expectEveryCase, expectStatus } from '../src/suite/expect.ts';
 import { bulkSyncId, modelSyncId } from '../src/suite/fixtures.ts';
-import { unknownIds } from '../src/suite/unknown-ids.ts';
+import { idsOf, unknownIds } from '../src/suite/unknown-ids.ts';
 import { walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
 import {
@@ -78,7 +78,7 @@ check('EHB-004 the bulk error-handling PUT answers a wrong type or a non-object 
     ...NOT_OBJECTS.map((raw) => ({ name: `body ${raw}`, path, body: raw, status: 400 })),
     ...BULK_VALID_BODIES.map((b) => ({ name: `unknown id, body ${JSON.stringify(b)}`, path: missing, body: JSON.stringify(b), status: 404 })),
     // Every shape of unknown id, one shaped like the bulk sync's own id included, with {} and a body that changes something.
-    ...unknownIds('bulk-put', id).flatMap((u) =>
+    ...unknownIds('bulk-put', id, await idsOf(modelSyncId)).flatMap((u) =>
       ['{}', '{"ingestion_failure_threshold":5}'].map((body) => ({ name: `${u.shape} id, body ${body}`, path: BULK_SYNC.path(u.id), body, status: 404 })),
     ),
   ];

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import type { TestContext } from 'vitest';
 import { brokenArbitrary } from '../src/generators/invalid.ts';
-import { api, apiVersion, fcParams, idOf, need, profile, Unmet, unknownId } from '../src/suite/context.ts';
+import { api, apiVersion, fcParams, idOf, need, once, profile, Unmet, unknownId } from '../src/suite/context.ts';
 import { dataOf, expectEveryCase, expectSchema, expectStatus, fail } from '../src/suite/expect.ts';
 import { negativeCases, NOT_OBJECTS, positiveCases, type CoverageCase } from '../src/generators/coverage.ts';
 import type { ApiResponse } from '../src/client/http-client.ts';
 import { validate } from '../src/schemas.ts';
 import { bulkSyncBody, bulkSyncId, cachedSourceId, createModelSync, modelSyncId } from '../src/suite/fixtures.ts';
-import { idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
+import { idsOf, idVersionPairs, unknownIds, versionLabel, walkedOwnShape } from '../src/suite/unknown-ids.ts';
 import { nonEmptyLengths, UNSHOWN_LIMIT_FROM, walkListLengths } from '../src/suite/list-lengths.ts';
 import { values } from '../src/generators/input-space.ts';
 import {
@@ -44,7 +44,9 @@ check('EHB-002 reading the error handling of an unknown bulk sync answers 404', 
   // Every shape of unknown id (one shaped like the run's own bulk sync id when there is one), each
   // under every version: a 404 from one lookup path says nothing of the others.
   const own = await bulkSyncId().catch(() => undefined);
-  const cases = idVersionPairs(unknownIds('bulk', own)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
+  // Ids of the run's other resources (its model sync, its source connection): unknown as bulk syncs.
+  const others = await idsOf(modelSyncId, cachedSourceId);
+  const cases = idVersionPairs(unknownIds('bulk', own, others)).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, unknown, version }));
   await expectEveryCase('EHB-002', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(c.unknown.id)}/error-handling`, { version: c.version }), (s) => s === 404, '404 (unknown id)');
   walkedOwnShape('GET /api/bulk/syncs/{id}/error-handling', cases);
 });
@@ -71,7 +73,9 @@ check('EHS-001 a field omitted from the PUT body stays unchanged (model-based)',
   // omitted and judged however few random runs follow (a model that drew only bodies whose fields
   // were never reported would judge nothing).
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-omit@example.com'], warning_notifications: true };
-  const steps = [{ auto_retry_record_errors: false }, { notify_on_record_errors: false }, { subscribers: ['dssc-omit2@example.com'] }, { warning_notifications: false }].map((b) => new Update(MODEL_SYNC, b, omittedUnchanged));
+  // The list alone both ways, emptied first while every boolean is still true: a target that ties
+  // the booleans to the list (nobody left to notify) changes them only then.
+  const steps = [{ subscribers: [] }, { auto_retry_record_errors: false }, { notify_on_record_errors: false }, { subscribers: ['dssc-omit2@example.com'] }, { warning_notifications: false }].map((b) => new Update(MODEL_SYNC, b, omittedUnchanged));
   await modelBased(t, 'EHS-001', [updates(updateBody, omittedUnchanged)], { start, steps });
 });
 
@@ -142,13 +146,29 @@ check('EHS-011 the read the profile names answers what the last PUT answered (mo
   // Read again later after another resource is written: the bulk sync's settings, where the profile declares their write.
   const bulkWrite = profile().errorHandling?.bulkWrite?.path;
   const other = bulkWrite ? await bulkSyncId().catch(() => undefined) : undefined;
-  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-', otherWrites: other ? [BULK_SYNC.path(other)] : [] });
+  // And after a write that changes another model sync on the same destination connection:
+  // settings kept per destination (or per source) instead of per sync show only there.
+  const sibling = await siblingModelSyncId();
+  const siblingBody = { auto_retry_record_errors: true, subscribers: ['dssc-sibling@example.com'], warning_notifications: true };
+  const otherWrites = [...(other ? [BULK_SYNC.path(other)] : []), ...(sibling ? [{ path: MODEL_SYNC.path(sibling), body: siblingBody }] : [])];
+  await walkListLengths({ resource: MODEL_SYNC, syncId, lengths: values<number>('list-length'), answer: false, reader, tag: 'ehs11-', otherWrites });
   // From the opposite corner (every boolean true), so that each false is a change the read must show.
   const start: Settings = { auto_retry_record_errors: true, notify_on_record_errors: true, subscribers: ['dssc-start@example.com'], warning_notifications: true };
   // {} is left out: whether it is accepted is EHS-004's rule, judged there only.
   const steps = [...BOOLEANS.map((f) => ({ [f]: false })), ...KNOWN_BODIES].map((b) => new Update(MODEL_SYNC, b, rule));
   await modelBased(t, 'EHS-011', [updates(updateBody, rule)], { start, steps });
 });
+
+/**
+ * A second model sync made like the run's own (so on the same destination connection), when the
+ * profile gives the request to make one; none when it names an existing sync (the suite then makes
+ * no model sync).
+ */
+function siblingModelSyncId(): Promise<string | undefined> {
+  const m = profile().modelSync;
+  if (m?.existingId || !m?.request) return Promise.resolve(undefined);
+  return once('sibling-model-sync', () => createModelSync().catch((error: unknown) => (error instanceof Unmet ? undefined : Promise.reject(error))));
+}
 
 check('EHS-004 an empty object as body is valid and changes nothing', async (t) => {
   const syncId = await need(t, 'a model sync', modelSyncId);
@@ -271,7 +291,8 @@ check('EHS-007 a PUT to an unknown model sync answers 404', async () => {
   // shape of unknown id (one shaped like the run's own model sync id when there is one) under every
   // version, with a body that changes something and with {}.
   const own = await modelSyncId().catch(() => undefined);
-  const ids = unknownIds('sync', own);
+  // Ids of the run's other resources (its bulk sync, its source connection): unknown as model syncs.
+  const ids = unknownIds('sync', own, await idsOf(bulkSyncId, cachedSourceId));
   const cases = [
     ...VALID_BODIES.map((body) => ({ name: `body ${JSON.stringify(body)}`, id: unknownId('sync'), body, version: undefined as string | null | undefined })),
     ...idVersionPairs(ids).map(({ unknown, version }) => ({ name: `${unknown.shape} id, ${versionLabel(version)}`, id: unknown.id, body: { warning_notifications: true } as Record<string, unknown>, version })),

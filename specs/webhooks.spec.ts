@@ -1,19 +1,22 @@
 import { afterAll, type TestContext } from 'vitest';
 import { need, profile, settings, Unjudgeable, Unmet } from '../src/suite/context.ts';
 import { validate } from '../src/schemas.ts';
-import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, readFailingRuns, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, captureProblem, endsSeen, FAILING_4XX, FAILING_5XX, failingCases, failingScenarios, laterRunTimestampProblems, readFailingRuns, recoveringRead, SLOW_PLAN, timestampProblems, type SyncMode } from '../src/suite/webhook-answers.ts';
 import { deliveredIds, each, fail, given, headerProblem, json, records } from '../src/suite/webhook-judging.ts';
 import { rereadProblems } from '../src/suite/webhook-rereads.ts';
-import { begin, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
+import { begin, rereadWithLog, scenario, scenariosSetUp, walkedBatches, writeDeliveryLog, type Scenario, type ScenarioPlan } from '../src/suite/webhook-fixtures.ts';
+import { afterFailure, afterFailureStatus, owed } from '../src/suite/webhook-after-failure.ts';
+import { values } from '../src/generators/input-space.ts';
 import { nameProblem, namesWalked, NAME_CARRIERS } from '../src/suite/webhook-names.ts';
 import { walked } from '../src/suite/input-space-record.ts';
 import { TransportError } from '../src/client/http-client.ts';
+import type { Delivery } from '../src/receiver/index.ts';
 import { productProblem } from '../src/suite/user-agent.ts';
 import { closeSourceDb } from '../src/suite/webhook-source.ts';
-import { describeChanges, fieldChanges, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
+import { describeChanges, fieldChanges, fieldValueClasses, MAIN_EDITS, PAIR_FIELDS, PAIR_ROWS } from '../src/suite/webhook-data.ts';
 import { judgePairs, judgeRedelivery, type DeliveredRecord } from '../src/suite/webhook-hash.ts';
 import { check, note } from '../src/suite/check.ts';
-import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
+import { BATCH_1, BATCH_150, batchSizeOf, everyScenario, firstRunsLost, MAIN_FIELDS, MAIN_REVERTS, rowChange, walkedConnections, walkedRowChanges, walkedSizes } from '../src/suite/webhook-breadth.ts';
 
 // Spec › Events (sync.records deliveries), Webhook connection and its advanced sync settings,
 // Authentication 5. Deliveries are judged as the capturing receiver got them, byte for byte.
@@ -22,16 +25,30 @@ afterAll(writeDeliveryLog);
 // The scenarios' tables go when the last webhook check has run (the runner drops them again at the end).
 afterAll(closeSourceDb);
 
-/** Values that look like a number and a boolean stay strings; a key in mixed case and a non-ASCII value stay as given (WH-014). */
-const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true', 'Data-Owner': 'Zoë Ünïcode' };
+/**
+ * Written to a sync's error-handling settings before its third run (preceded-by: a settings
+ * write): a target that rebuilds a sync's job on such a write (a first run again, a reset mode)
+ * shows on the run after it.
+ */
+const SETTINGS_WRITE = { notify_on_record_errors: true };
+
+/**
+ * Values that look like a number and a boolean stay strings; a key in mixed case and a non-ASCII
+ * value stay as given; 24 pairs, past the caps a vendor might put on the list (5, 10, 16, 20) (WH-014).
+ */
+const METADATA = { team: 'dssc', purpose: 'conformance', shard: '1', live: 'true', 'Data-Owner': 'Zoë Ünïcode', ...Object.fromEntries(Array.from({ length: 19 }, (_, i) => [`pair-${String(i + 6).padStart(2, '0')}`, `value ${i + 6}`])) };
 
 /**
  * 250 generated and the edge rows, default batch size, metadata set, MAIN_FIELDS; run 2 after
  * MAIN_EDITS and 3 added rows, run 3 after MAIN_REVERTS (rows changed back).
  */
-const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS }] };
+const MAIN_PLAN: ScenarioPlan = { rows: 250, edgeRows: true, fields: MAIN_FIELDS, sync: { metadata: METADATA }, later: [{ edits: MAIN_EDITS, add: 3 }, { edits: MAIN_REVERTS, errorHandling: SETTINGS_WRITE }] };
 const main = () => scenario('main', MAIN_PLAN);
-const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 } };
+/**
+ * Its webhook connection's URL carries a query, which each delivery must keep (WH-001), and its
+ * receiver answers 200 with the text OK, not JSON: the run must go on after each (WH-015, WH-016).
+ */
+const SMALL_PLAN: ScenarioPlan = { rows: 50, sync: { batchSize: 7 }, urlQuery: 'source=dssc&batch=7', answerBody: 'text' };
 const small = () => scenario('batch-7', SMALL_PLAN);
 /**
  * Every delivery of every sync: main, each batch size (1, 7, the default, and 150 unless the
@@ -54,8 +71,10 @@ async function startEvery(): Promise<void> {
 check('WH-001 a delivery is an HTTP POST to the webhook connection\'s URL', async (t) => {
   await startEvery();
   await given(t, main);
-  each(await every(t), (d, s) => {
-    const url = new URL(s.channel.url);
+  const all = await every(t);
+  for (const s of all) walked('sync.records delivery', { 'webhook-url': s.url === undefined ? 'plain' : 'with query' });
+  each(all, (d, s) => {
+    const url = new URL(s.url ?? s.channel.url);
     // A tunnel (--receiver-public-url) may drop a prefix of the path: what must arrive is the
     // receiver's own part of it, from its channel segment on, with nothing after it.
     const own = url.pathname.slice(url.pathname.lastIndexOf('/c/'));
@@ -98,7 +117,7 @@ check('WH-006 Service-Signature-Timestamp is an ISO 8601 UTC timestamp', async (
   each(await every(t), (d) => headerProblem(d, 'service-signature-timestamp'));
 });
 
-check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, and never goes backwards in a run', async (t) => {
+check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, never goes backwards in a run, and is not older than its run', async (t) => {
   const s = await given(t, main);
   // The slow receiver answers the first batch after 1.5 s: the second is created that much later.
   const slow = await need(t, 'a sync delivering to a receiver that answers slowly', () => scenario('slow-receiver', SLOW_PLAN));
@@ -108,6 +127,8 @@ check('WH-007 Service-Signature-Timestamp is fresh at arrival, not ahead of it, 
       const bad = timestampProblems(run, timestampToleranceS, clockSkewS);
       if (bad.length > 0) fail(`${label} run ${i + 1}: ${bad.length} of ${run.deliveries.length} deliveries: ${bad[0]!.problem}`, bad.map((x) => x.d));
     }
+    const stale = laterRunTimestampProblems(sc.runs);
+    if (stale.length > 0) fail(`${label}: ${stale.length} deliveries of later runs: ${stale[0]!.problem}`, stale.map((x) => x.d));
   }
 });
 
@@ -160,6 +181,7 @@ check('WH-012 each record holds exactly the selected fields, under their target 
   const names = MAIN_FIELDS.map((f) => f.target).sort();
   // Each delivery is compared with the rows as they were when its run started.
   const rowsOf = new Map(s.runs.flatMap((r) => r.deliveries.map((d) => [d, r.rows] as const)));
+  const compared = new Set<string>();
   each(s, (d) => {
     const rows = rowsOf.get(d)!;
     for (const r of records(d)) {
@@ -167,11 +189,16 @@ check('WH-012 each record holds exactly the selected fields, under their target 
       if (JSON.stringify(keys) !== JSON.stringify(names)) return `a record has fields ${JSON.stringify(keys)}, selected are ${JSON.stringify(names)}`;
       const row = rows.get(String(r.fields?.id));
       if (!row) return `a record with id ${JSON.stringify(r.fields?.id)} that the source does not have`;
-      for (const f of MAIN_FIELDS) if (r.fields?.[f.target] !== row[f.source]) return `record ${String(row.id)}: ${f.target} is ${JSON.stringify(r.fields?.[f.target])}, the source has ${JSON.stringify(row[f.source])}`;
+      for (const f of MAIN_FIELDS) if (r.fields?.[f.target] !== row[f.source]) return `record ${String(row.id)}: ${f.target} is ${shown(r.fields?.[f.target])}, the source has ${shown(row[f.source])}`;
+      for (const f of MAIN_FIELDS) for (const c of fieldValueClasses(row[f.source])) compared.add(c);
     }
     return undefined;
   });
+  for (const c of compared) walked('sync.records delivery', { 'field-value': c });
 });
+
+/** A value for a message: a long string by its length, its start and its end. */
+const shown = (v: unknown) => (typeof v === 'string' && v.length > 80 ? `a string of ${v.length} characters (${JSON.stringify(v.slice(0, 20))}…${JSON.stringify(v.slice(-20))})` : JSON.stringify(v));
 
 const hashPairs = () => scenario('hash-pairs', { rows: 0, source: PAIR_ROWS, fields: PAIR_FIELDS });
 /** The same pairs selected in reverse order, by a second sync on main's own webhook connection (a connection two syncs share: WH-011). */
@@ -236,9 +263,12 @@ check('WH-015 a delivery holds at most the batch size: 100 by default, the sync\
   walkedSizes(all);
   each(all, (d, s) => (records(d).length <= batchSizeOf(s) ? undefined : `${records(d).length} records with batch size ${batchSizeOf(s)}${s.settings.batchSize === undefined ? ' (the default)' : ''}`));
   // Batching must be used, not skipped: 50 rows need at least 8 deliveries, 3 rows by one at least 3. (Counting records is WH-016's.)
+  // Their receivers answer 200 with other bodies than main's (text, none): the answer is 200 all the same.
   for (const [s, rows, least] of [[await small(), 50, 8], [await scenario('batch-1', BATCH_1), 3, 3]] as const) {
-    if (s.runs[0]!.deliveries.length < least) fail(`${rows} rows with batch size ${batchSizeOf(s)} came in ${s.runs[0]!.deliveries.length} deliveries`, s.runs[0]!.deliveries);
+    if (s.runs[0]!.deliveries.length < least) fail(`${rows} rows with batch size ${batchSizeOf(s)} came in ${s.runs[0]!.deliveries.length} deliveries${s.answerBody ? ` (the receiver answered 200 with ${s.answerBody === 'text' ? 'the text OK' : 'no body'}; the run ended ${JSON.stringify(s.runs[0]!.outcome.status)})` : ''}`, s.runs[0]!.deliveries);
+    walked('sync.records delivery', { 'success-answer': s.answerBody ?? 'json' });
   }
+  walked('sync.records delivery', { 'success-answer': 'json' });
 });
 
 check('WH-016 within a run every row arrives exactly once: none lost, none duplicated', async (t) => {
@@ -269,13 +299,13 @@ check('WH-016 within a run every row arrives exactly once: none lost, none dupli
  * Full sync in batches of 10: runs 1 and 2 (no change) in one batch, run 3 after 22 added rows in
  * three (a setting honoured once is not enough, and a run of one batch and of several differ).
  */
-const FULL_SYNC_PLAN: ScenarioPlan = { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22 }] };
+const FULL_SYNC_PLAN: ScenarioPlan = { rows: 8, sync: { syncAllRecords: true, batchSize: 10 }, later: [{}, { add: 22, errorHandling: SETTINGS_WRITE }] };
 const fullSync = () => scenario('full-sync', FULL_SYNC_PLAN);
 /**
  * Skip backfill in batches of 2 over 31 rows (not a multiple of the size: a baseline kept per full
  * batch misses the last row): run 1 sends nothing, run 2 after 2 added rows one full batch, run 3 after 7 four.
  */
-const SKIP_BACKFILL_PLAN: ScenarioPlan = { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7 }] };
+const SKIP_BACKFILL_PLAN: ScenarioPlan = { rows: 31, sync: { skipInitialBackfill: true, batchSize: 2 }, later: [{ add: 2 }, { add: 7, errorHandling: SETTINGS_WRITE }] };
 const skipBackfill = () => scenario('skip-backfill', SKIP_BACKFILL_PLAN);
 
 /** A scenario's runs read again (webhook-rereads.ts): a finished run must read as it ended. */
@@ -289,6 +319,10 @@ check('WH-017 differential: the first run delivers every row, a later run only n
   const first = new Set(deliveredIds(s.runs[0]!.deliveries));
   const missing = [...s.runs[0]!.rows.keys()].filter((id) => !first.has(id));
   if (missing.length > 0) fail(`the first run did not deliver ${missing.length} of ${s.runs[0]!.rows.size} rows (${missing.slice(0, 5).join(', ')})`, s.runs[0]!.deliveries);
+  // Every other sync's first run too, a second sync on main's connection among them.
+  await need(t, 'a second sync on the main sync\'s webhook connection', hashOrder);
+  const lostElsewhere = firstRunsLost();
+  if (lostElsewhere.length > 0) fail(`a first run that completed did not deliver every row: ${lostElsewhere.join('; ')}`);
   walkedBatches('differential', s);
   // A row is changed when a selected column's value differs, JSON type included (1 and "1").
   for (const [i, run] of s.runs.entries()) {
@@ -350,6 +384,8 @@ async function answersFailRun(t: TestContext, id: string, statuses: readonly num
   const results = await need(t, 'syncs delivering to receivers that fail', () => failingScenarios(failingCases(statuses)));
   if (results[0]!.run.deliveries.length === 0) fail(`the first run (${results[0]!.run.outcome.status}) delivered nothing to the receiver`);
   const judged = await readFailingRuns(id, results);
+  // One more case: the receiver refuses one batch and answers 200 to the others (4xx: the first, 5xx: the middle).
+  judged.push(await recoveringRead(id, statuses[1]!, statuses[0]! < 500 ? 'first' : 'middle'));
   const bad = judged.filter((j) => j.problem);
   if (bad.length > 0) fail(`${bad.length} of ${judged.filter((j) => j.judged).length} reads: ${bad.slice(0, 4).map((j) => j.problem).join('; ')}`, [...new Set(bad.map((j) => j.r))].flatMap((r) => r.run.deliveries.slice(-1)));
   if (!judged.some((j) => j.judged)) throw new Unjudgeable(`the receiver never got to answer ${statuses.join(', ')}: no run made a delivery`);
@@ -362,6 +398,28 @@ async function answersFailRun(t: TestContext, id: string, statuses: readonly num
 check(`WH-020 a 4xx answer (${FAILING_4XX.join(', ')}) to any batch makes the run recorded as failed`, (t) => answersFailRun(t, 'WH-020', FAILING_4XX));
 
 check(`WH-021 a 5xx answer (${FAILING_5XX.join(', ')}) to any batch makes the run recorded as failed`, (t) => answersFailRun(t, 'WH-021', FAILING_5XX));
+
+check('WH-024 the run after a failed run delivers what the failed run left: the rows it never sent, the refused batch with auto retry on, every row under full sync', async (t) => {
+  const problems: string[] = [];
+  const evidence: Delivery[] = [];
+  let judged = 0;
+  for (const mode of values<SyncMode>('sync-mode')) {
+    const a = await need(t, `a ${mode} sync with auto_retry_record_errors on whose run the receiver failed`, () => afterFailure(mode));
+    // The failing answer never given (everything in one batch): nothing was left behind by a refusal.
+    if (!a.failed.deliveries.some((d) => d.response.status === afterFailureStatus(mode))) continue;
+    judged++;
+    const due = owed(a);
+    const delivered = new Set(deliveredIds(a.next.deliveries));
+    const lost = [...due].filter(([id]) => !delivered.has(id));
+    if (lost.length > 0) {
+      problems.push(`${mode}: the run after the failed run delivered ${due.size - lost.length} of the ${due.size} rows it owed (${lost.slice(0, 3).map(([id, why]) => `${id}: ${why}`).join('; ')})`);
+      evidence.push(...a.next.deliveries, ...a.failed.deliveries);
+    }
+    if (a.autoRetryAfter === false) problems.push(`${mode}: auto_retry_record_errors, written true before the first run, answers false after the runs (PUT {})`);
+  }
+  if (problems.length > 0) fail(`${problems.length} of the ${judged} modes judged: ${problems.join('; ')}`, evidence);
+  if (judged === 0) throw new Unjudgeable('no run of the after-failure syncs got the failing answer: the target sent each run in one batch');
+});
 
 /** Capture off, and a second run after 2 added rows: a setting honoured on the first run only is not enough. */
 const captureOff = () => scenario('capture-off', { rows: 5, sync: { recordRequests: false }, later: [{ add: 2 }] });
@@ -378,6 +436,16 @@ check('WH-022 with capture on (default) each request and its response are logged
   for (const [label, run] of runs) {
     const problem = captureProblem(label, run);
     if (problem) fail(`capture is on by default, but ${problem}`, run.deliveries);
+  }
+  // "Logged in the sync history": main's first run's log, read again after its later runs, is still the whole log.
+  if (on.runs.length > 1) {
+    const first = on.runs[0]!;
+    const again = await rereadWithLog(on, first);
+    if (again.outcome.captured !== null) {
+      walked('sync.records delivery', { 'sync-mode': 'differential', 'failing-batch': 'none', observation: 'after another write' });
+      const problem = captureProblem(`main run 1 read again after its ${on.runs.length - 1} later runs`, { ...first, outcome: again.outcome });
+      if (problem) fail(`capture is on by default, but ${problem}`, first.deliveries);
+    }
   }
   const off = await given(t, captureOff);
   for (const [i, run] of off.runs.entries()) {

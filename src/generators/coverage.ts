@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../schemas.ts';
 import { flatten, resolveRef } from './from-schema.ts';
 import { fieldShape } from '../report/input-space-classify.ts';
+import { values } from './input-space.ts';
 
 // The coverage phase: cases enumerated from a request schema and tried on every run, before the
 // random phase, so that a lenient field is caught on every seed and not on seven in ten. Like
@@ -192,6 +193,28 @@ export function boundaryCases(ref: string, base: Record<string, unknown>, string
     }
   }
   return out;
+}
+
+/** A value of each `string-form`: lower-case letters with the form's characters, valid for any name field. */
+const STRING_FORMS: Readonly<Record<string, string>> = { dotted: 'dssc.form.a1', hyphenated: 'dssc-form-a1', 'with-digits': 'dssc2form01' };
+
+/**
+ * One case per value of the `string-form` dimension, with every free string of the configuration
+ * (no format, no pattern) written in that form at once: the random phase writes words of letters,
+ * so a field that refuses a dot or a hyphen (a bucket name checked against the wrong rules) is
+ * reached only here. None when the configuration has no free string.
+ */
+export function stringFormCases(ref: string, base: Record<string, unknown>): Array<CoverageCase & { form: string }> {
+  const { properties } = objectSchema(ref);
+  const free = Object.entries(properties)
+    .filter(([, schema]) => (allowed(schema) ?? []).includes('string') && schema.format === undefined && schema.pattern === undefined)
+    .map(([key]) => key);
+  if (free.length === 0) return [];
+  return values<string>('string-form').map((form) => {
+    const text = STRING_FORMS[form];
+    if (text === undefined) throw new Error(`no value is made for the string-form ${form} of input-space.json`);
+    return { name: `${free.join(', ')} ${form} (${text})`, value: { ...base, ...Object.fromEntries(free.map((key) => [key, text])) }, form };
+  });
 }
 
 /** Every valid shape of a bulk error-handling PUT body: an unknown id is 404 whatever the body says (EHB-004). */

@@ -34,6 +34,28 @@ export function contextFor(state: RunState, id: string, notes: string[]): CheckC
     if (left <= 0) throw new NoAnswer('run time budget exhausted (--max-duration)', 'deadline', 0);
     return Math.min(WAIT_FACTOR * target.responseTimeoutMs, left);
   };
+  /** Sends one delivery, or several at once, and keeps each exchange (RCV-010 judges them); a failure to answer is a NoAnswer naming its label. */
+  const exchange = async (labels: string[], post: (timeoutMs: number) => Promise<PromiseSettledResult<Answer>[]>): Promise<PromiseSettledResult<Answer>[]> => {
+    if (state.timeoutsInRow >= STOPPED_AFTER) throw new NoAnswer(`the receiver stopped answering (${STOPPED_AFTER} deliveries in a row got no answer)`, 'stopped', 0);
+    const timeoutMs = waitMs();
+    state.onWait?.({ what: `the receiver's answer to ${labels.join(' and ')}`, boundMs: timeoutMs });
+    const settled = await post(timeoutMs);
+    state.onWait?.(undefined);
+    return settled.map((result, i): PromiseSettledResult<Answer> => {
+      const label = labels[i]!;
+      if (result.status === 'fulfilled') {
+        state.timeoutsInRow = 0;
+        state.exchanges.push({ check: id, label, ms: result.value.ms, status: result.value.status });
+        return result;
+      }
+      const error: unknown = result.reason;
+      if (!(error instanceof NoAnswer)) return result;
+      const timedOut = error.kind === 'timeout' && timeoutMs === WAIT_FACTOR * target.responseTimeoutMs;
+      if (timedOut) state.timeoutsInRow += 1;
+      state.exchanges.push({ check: id, label, ms: error.ms, error: error.message, timedOut });
+      return { status: 'rejected', reason: new NoAnswer(`${label}: ${error.message}`, error.kind, error.ms) };
+    });
+  };
   const records = (n: number, extra: Fields = {}): Fields[] => Array.from({ length: n }, () => ({ dssc_run: state.runId, dssc_n: ++state.counter, ...extra }));
   return {
     target,
@@ -43,25 +65,12 @@ export function contextFor(state: RunState, id: string, notes: string[]): CheckC
     records,
     delivery: (o: Partial<BuildDeliveryOptions> = {}): BuiltDelivery =>
       buildDelivery({ syncId: `dssc-${state.runId}`, syncName: `dssc-${state.runId} receiver check`, ...o, secret: o.secret ?? target.secret, records: o.records ?? records(1) }),
-    async send(label, delivery): Promise<Answer> {
-      if (state.timeoutsInRow >= STOPPED_AFTER) throw new NoAnswer(`the receiver stopped answering (${STOPPED_AFTER} deliveries in a row got no answer)`, 'stopped', 0);
-      const timeoutMs = waitMs();
-      state.onWait?.({ what: `the receiver's answer to ${label}`, boundMs: timeoutMs });
-      try {
-        const answer = await state.sender.post(target.url, delivery, timeoutMs);
-        state.onWait?.(undefined);
-        state.timeoutsInRow = 0;
-        state.exchanges.push({ check: id, label, ms: answer.ms, status: answer.status });
-        return answer;
-      } catch (error) {
-        state.onWait?.(undefined);
-        if (!(error instanceof NoAnswer)) throw error;
-        const timedOut = error.kind === 'timeout' && timeoutMs === WAIT_FACTOR * target.responseTimeoutMs;
-        if (timedOut) state.timeoutsInRow += 1;
-        state.exchanges.push({ check: id, label, ms: error.ms, error: error.message, timedOut });
-        throw new NoAnswer(`${label}: ${error.message}`, error.kind, error.ms);
-      }
+    send: async (label, delivery) => {
+      const [settled] = await exchange([label], (timeoutMs) => state.sender.postTogether(target.url, [delivery], timeoutMs));
+      if (settled!.status === 'rejected') throw settled!.reason;
+      return settled!.value;
     },
+    sendTogether: (labels, delivery) => exchange(labels, (timeoutMs) => state.sender.postTogether(target.url, labels.map(() => delivery), timeoutMs)),
     exchanges: () => state.exchanges,
     async processedAfter(awaited, why) {
       if (!target.inspectUrl) throw new Skip(`not observable without an inspection endpoint (profile inspectUrl, --inspect-url): ${why}`);

@@ -1,7 +1,7 @@
 import { Agent, request } from 'undici';
 import { classifyTransportError, type TransportErrorKind } from '../client/http-client.ts';
 import { onSend } from '../client/on-send.ts';
-import type { RateLimiter } from '../client/rate-limiter.ts';
+import type { RateLimiter, Start } from '../client/rate-limiter.ts';
 import type { BuiltDelivery } from '../deliveries/build.ts';
 
 // The receiver checks' one way to the receiver under test: a POST of a built delivery, timed, its
@@ -38,6 +38,8 @@ export class NoAnswer extends Error {
 
 export interface Sender {
   post(url: string, delivery: Pick<BuiltDelivery, 'headers' | 'body'>, timeoutMs: number): Promise<Answer>;
+  /** Posts them all at the same moment (each settles as post would): admitted by the rate bound together, then sent. */
+  postTogether(url: string, deliveries: Pick<BuiltDelivery, 'headers' | 'body'>[], timeoutMs: number): Promise<PromiseSettledResult<Answer>[]>;
   get(url: string, timeoutMs: number): Promise<Answer>;
   close(): Promise<void>;
 }
@@ -45,8 +47,8 @@ export interface Sender {
 export function createSender(limiter?: RateLimiter): Sender {
   // Keep-alive like the service; one connection at a time, as the checks send one after another.
   const agent = new Agent({ keepAliveTimeout: 4_000, connections: 4 });
-  const send = async (url: string, method: 'POST' | 'GET', headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number, cap = ANSWER_CAP): Promise<Answer> => {
-    const start = await limiter?.take();
+  const send = async (url: string, method: 'POST' | 'GET', headers: Record<string, string>, body: Buffer | undefined, timeoutMs: number, cap = ANSWER_CAP, admitted?: Start): Promise<Answer> => {
+    const start = admitted ?? (await limiter?.take());
     const started = performance.now();
     try {
       const res = await request(url, {
@@ -72,6 +74,13 @@ export function createSender(limiter?: RateLimiter): Sender {
   };
   return {
     post: (url, d, timeoutMs) => send(url, 'POST', d.headers, d.body, timeoutMs),
+    postTogether: async (url, ds, timeoutMs) => {
+      // Every admission first: taken one by one and sent at once, the second would trail the first
+      // by the bound's spacing (50 ms at 20 per second), and the two would no longer overlap.
+      const starts: Array<Start | undefined> = [];
+      for (let i = 0; i < ds.length; i++) starts.push(await limiter?.take());
+      return Promise.allSettled(ds.map((d, i) => send(url, 'POST', d.headers, d.body, timeoutMs, ANSWER_CAP, starts[i])));
+    },
     get: (url, timeoutMs) => send(url, 'GET', { accept: 'application/json' }, undefined, timeoutMs, LISTING_CAP),
     // Destroyed, not closed: a receiver that never answered must not hold the run open.
     close: () => agent.destroy(),

@@ -39,6 +39,8 @@ export interface CheckContext {
   delivery(o?: Partial<BuildDeliveryOptions>): BuiltDelivery;
   /** Sends it and returns the answer; NoAnswer when there is none. */
   send(label: string, delivery: Pick<BuiltDelivery, 'headers' | 'body'>): Promise<Answer>;
+  /** Sends the delivery once per label, all at the same moment (a retry overlapping the first attempt); each settles as send would. */
+  sendTogether(labels: string[], delivery: Pick<BuiltDelivery, 'headers' | 'body'>): Promise<PromiseSettledResult<Answer>[]>;
   /** Every exchange of the run so far, this check's included. */
   exchanges(): readonly Exchange[];
   /**

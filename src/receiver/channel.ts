@@ -1,4 +1,4 @@
-import type { Channel, Delivery, ScriptedResponse, WaitForOptions } from './types.ts';
+import type { Channel, Delivery, ScriptedResponse, SuccessBody, WaitForOptions } from './types.ts';
 
 interface Planned {
   status: number;
@@ -43,6 +43,8 @@ export class ChannelState implements Channel {
   private readonly waiters = new Set<Waiter>();
   private slot = 0;
   private plan: { statuses: ScriptedResponse[]; then: number; base: number } = { statuses: [], then: 200, base: 0 };
+  private decider: ((d: Delivery) => number | undefined) | undefined;
+  successBody: SuccessBody = 'json';
 
   constructor(id: string, label: string | undefined, url: string) {
     this.id = id;
@@ -58,6 +60,20 @@ export class ChannelState implements Channel {
       return { status: checkStatus(s.status, `script[${i}]`), delayMs };
     });
     this.plan = { statuses: copy, then: checkStatus(then, 'script then'), base: this.slot };
+  }
+
+  answerBy(decide: ((d: Delivery) => number | undefined) | undefined): void {
+    this.decider = decide;
+  }
+
+  /** The content's answer, when answerBy set a decider and it gives one; called once the body is read. */
+  decide(d: Delivery): number | undefined {
+    const status = this.decider?.(d);
+    return status === undefined ? undefined : checkStatus(status, 'answerBy');
+  }
+
+  answerWith(body: SuccessBody): void {
+    this.successBody = body;
   }
 
   /** Takes the next place in the script; called when a request arrives. */

@@ -15,5 +15,6 @@ export type {
   Receiver,
   ReceiverOptions,
   ScriptedResponse,
+  SuccessBody,
   WaitForOptions,
 } from './types.ts';

@@ -5,7 +5,7 @@ import type { Duplex } from 'node:stream';
 import { analyseBody, headerViolations, isGzip, joinHeaders, ownCopy } from './body.ts';
 import { ChannelState, insertBySeq } from './channel.ts';
 import { Keeper } from './keep.ts';
-import type { Channel, Delivery, Receiver, ReceiverOptions } from './types.ts';
+import type { Channel, Delivery, Receiver, ReceiverOptions, SuccessBody } from './types.ts';
 import { CHANNEL_IN_PATH, classify, duration, positiveInt, rawResponse, sha256, slug, trailingViolation, type ClientFault, type Outcome, type ParserError } from './wire.ts';
 
 const MiB = 1024 * 1024;
@@ -76,11 +76,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
     return undefined;
   };
 
-  const answer = (res: ServerResponse, status: number, seq: number, close: boolean): void => {
+  const answer = (res: ServerResponse, status: number, seq: number, close: boolean, success: SuccessBody = 'json'): void => {
     if (closed || res.destroyed || res.writableEnded) return;
-    const payload = JSON.stringify({ seq, status });
+    const kind = status >= 200 && status < 300 ? success : 'json';
+    const payload = kind === 'json' ? JSON.stringify({ seq, status }) : kind === 'text' ? 'OK' : '';
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      ...(kind === 'empty' ? {} : { 'content-type': kind === 'json' ? 'application/json' : 'text/plain; charset=utf-8' }),
       'content-length': String(Buffer.byteLength(payload)),
     };
     if (close) headers['connection'] = 'close';
@@ -195,8 +196,14 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
           errors.push(err);
         }
         if (status === undefined) {
-          status = planned?.status ?? 404;
-          scripted = planned !== undefined;
+          let decided: number | undefined;
+          try {
+            decided = ch?.decide(d);
+          } catch (err) {
+            errors.push(err);
+          }
+          status = decided ?? planned?.status ?? 404;
+          scripted = decided === undefined && planned !== undefined;
         }
       } else if (outcome.kind === 'over-cap') {
         status = 413;
@@ -239,12 +246,12 @@ export async function startReceiver(options: ReceiverOptions = {}): Promise<Rece
         const t = setTimeout(() => {
           timers.delete(t);
           d.response.at = now().toISOString();
-          answer(res, answered, seq, close);
+          answer(res, answered, seq, close, ch?.successBody);
         }, delayMs);
         timers.add(t);
       } else {
         d.response.at = now().toISOString();
-        answer(res, answered, seq, close);
+        answer(res, answered, seq, close, ch?.successBody);
       }
     };
 

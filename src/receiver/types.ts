@@ -50,6 +50,12 @@ export interface ReceiverOptions {
 /** One scripted answer: a status, optionally after a delay (to provoke client timeouts). */
 export type ScriptedResponse = number | { status: number; delayMs?: number };
 
+/**
+ * How a channel writes its 2xx answers: a small JSON object (the default), the text OK, or no body
+ * at all. The spec asks the receiver for '200 OK' and shows no body, so a sender must take each.
+ */
+export type SuccessBody = 'json' | 'text' | 'empty';
+
 export interface Receiver {
   /** Public base URL (no trailing slash): publicUrl, or localUrl when none was given. */
   readonly url: string;
@@ -88,6 +94,14 @@ export interface Channel {
    * still use up their place in the script.
    */
   script(statuses: ScriptedResponse[], then?: number): void;
+  /**
+   * Answers by content: `decide` sees each delivery once its body is read (its JSON included) and
+   * returns the status to answer (200–599), or undefined to leave it to the script. Replaces any
+   * earlier one; undefined removes it. A delivery it answers still uses up its place in the script.
+   */
+  answerBy(decide: ((d: Delivery) => number | undefined) | undefined): void;
+  /** Writes this channel's 2xx answers so from now on (default 'json'). */
+  answerWith(body: SuccessBody): void;
   /** This channel's deliveries, ordered by arrival (seq). */
   deliveries(): Delivery[];
   /**

@@ -1,7 +1,8 @@
 import { UsageError } from '../cli-errors.ts';
 import { receiverBenignVariants } from './benign.ts';
 import type { ReceiverDeviation } from './catalogue.ts';
-import { receiverFaults } from './faults.ts';
+import { receiverFaults as firstFaults } from './faults.ts';
+import { receiverFaultsRound2 } from './faults-round2.ts';
 import { listen } from './server.ts';
 import { conformingSteps } from './steps.ts';
 
@@ -31,6 +32,8 @@ export interface RunningReceiver {
   inspectUrl: string;
   close(): Promise<void>;
 }
+
+const receiverFaults: readonly ReceiverDeviation[] = [...firstFaults, ...receiverFaultsRound2];
 
 export const DEFAULT_MAX_AGE_SECONDS = 300;
 export const DEFAULT_RESPONSE_TIMEOUT_MS = 10_000;

@@ -12,8 +12,11 @@ import { mutationWebhookFaults } from './faults/mutation-webhooks.ts';
 import type { Fault, ReferenceSeams } from './faults/fault.ts';
 import { versionFaults } from './faults/versions.ts';
 import { heldOutApiKept } from './faults/held-out-api.ts';
+import { heldOut2Api } from './faults/held-out-2-api.ts';
 import { heldOutDeliveryFaults } from './faults/held-out-webhooks.ts';
 import { heldOutRunFaults } from './faults/held-out-webhook-runs.ts';
+import { heldOut2RunFaults } from './faults/held-out-2-runs.ts';
+import { heldOut2DeliveryFaults } from './faults/held-out-2-deliveries.ts';
 import { mutationRouteFaults } from './faults/mutation-routes.ts';
 import { benignVariants } from './faults/benign.ts';
 import { wireVariants } from './faults/benign-wire.ts';
@@ -43,8 +46,11 @@ export const FAULTS: readonly Fault[] = [
   ...errorBodyFaults,
   ...runFaults,
   ...heldOutApiKept,
+  ...heldOut2Api,
   ...heldOutDeliveryFaults,
   ...heldOutRunFaults,
+  ...heldOut2RunFaults,
+  ...heldOut2DeliveryFaults,
   ...mutationWebhookFaults,
   ...mutationRouteFaults,
 ];

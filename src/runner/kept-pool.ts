@@ -7,8 +7,9 @@ import { KEPT, type KeptMessage } from './kept-protocol.ts';
 // A vitest pool of one worker thread kept from one run to the next in this process (vitest's own
 // threads pool ends its thread with its Vitest instance). Starting a thread and loading vitest's
 // runtime and the kit into it is most of a small run's CPU; the test run server
-// (test/helpers/run-server.ts) does hundreds of runs in one process, and turns this on. The CLI
-// does not: a product run is one Vitest instance per pass, and gains little.
+// (test/helpers/run-server.ts) does hundreds of runs in one process, and turns this on; so does a
+// product run of several version passes (`--api-version all`) for its passes, which are one
+// Vitest instance each. A one-pass run starts the thread once anyway and keeps vitest's own pool.
 // What a kept thread could carry from one run to the next is put back at each start
 // (src/runner/kept-thread.ts); a run that leaves a resource or a listener in it ends the thread.
 

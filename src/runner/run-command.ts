@@ -284,6 +284,11 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
     process.once('SIGTERM', onSignal);
     const budget = setTimeout(() => stop(`the --max-duration budget of ${Math.round(maxDurationMs / 1000)} s ran out`), Math.max(0, settings.deadline - Date.now()));
     budget.unref();
+    // The passes of one run share a worker thread (src/runner/kept-pool.ts): a new thread per pass
+    // loaded vitest's runtime and the kit again, most of what a later pass cost beyond its checks.
+    const { keepWorkerThread, keptPool, endKeptThread } = await import('./kept-pool.ts');
+    const keepForPasses = versions.length > 1 && keptPool() === undefined && process.env.DSSC_KEPT_THREAD !== '0';
+    if (keepForPasses) keepWorkerThread(true);
     try {
       for (const [index, version] of versions.entries()) {
         // A later pass leaves out the VER checks: they try every version themselves.
@@ -303,6 +308,10 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
       // check's). Still under the signal handlers: ^C meanwhile finishes the run as any interruption.
       await deleteCreated(settings, log, redactor);
     } finally {
+      if (keepForPasses) {
+        keepWorkerThread(false);
+        await endKeptThread();
+      }
       clearTimeout(budget);
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -9,12 +9,18 @@ import { api, connectionBody, profile, Unmet } from './context.ts';
 const CREATION_KINDS: readonly KindName[] = ['marketing', 'crm', 'webhook', 'objectStore', 'relationalDatabase'];
 
 /**
- * One creation the run owns (a connection of the first kind the profile configures), and a write
- * to each path of `otherWrites` (another resource's error handling, with {}: PUT Rules 3 makes
- * it valid and Rules 1 leaves every field as it was). Their answers are not judged here: each is
- * its own check's; what they did is what the read after them must outlast.
+ * A write to another resource's error handling: a path, written {} (PUT Rules 3 makes it valid and
+ * Rules 1 leaves every field as it was), or a path and a body that changes that resource (one the
+ * run owns, whose settings no check judges meanwhile).
  */
-export async function otherActivity(otherWrites: readonly string[] = []): Promise<string[]> {
+export type OtherWrite = string | { path: string; body: Record<string, unknown> };
+
+/**
+ * One creation the run owns (a connection of the first kind the profile configures), and each
+ * write of `otherWrites`. Their answers are not judged here: each is its own check's; what they
+ * did is what the read after them must outlast.
+ */
+export async function otherActivity(otherWrites: readonly OtherWrite[] = []): Promise<string[]> {
   const done: string[] = [];
   for (const kind of CREATION_KINDS) {
     if (!profile().kinds?.[kind]?.configuration) continue;
@@ -26,9 +32,10 @@ export async function otherActivity(otherWrites: readonly string[] = []): Promis
       if (!(error instanceof Unmet)) throw error;
     }
   }
-  for (const path of otherWrites) {
-    const res = await api().put(path, {});
-    done.push(`PUT {} to ${path} (${res.status})`);
+  for (const write of otherWrites) {
+    const { path, body } = typeof write === 'string' ? { path: write, body: {} } : write;
+    const res = await api().put(path, body);
+    done.push(`PUT ${JSON.stringify(body)} to ${path} (${res.status})`);
   }
   return done;
 }

@@ -5,7 +5,7 @@ import { api } from './context.ts';
 import { dataOf, expectStatus, fail } from './expect.ts';
 import { BULK_SYNC, MODEL_SYNC, sameSubscribers, type Reader, type Resource } from './error-handling-model.ts';
 import { walked } from './input-space-record.ts';
-import { otherActivity } from './later.ts';
+import { otherActivity, type OtherWrite } from './later.ts';
 import type { Observation } from './webhook-answers.ts';
 
 // Subscriber lists of every length of the input space's `list-length` dimension, sent in a PUT and
@@ -35,15 +35,43 @@ export function addressOfLength(length: number, tag: string): string {
 }
 
 /**
+ * A valid address of each value of the `address-form` dimension: the characters a narrow pattern
+ * (letters, digits and hyphens only, one domain label) refuses and RFC 5322's dot-atom and the
+ * WHATWG address syntax both take, so a form input's validator takes them too.
+ */
+export const ADDRESS_FORMS: Readonly<Record<string, (tag: string) => string>> = {
+  'plus-tag': (tag) => `dssc-${tag}+alerts@example.com`,
+  'dotted-local': (tag) => `dssc.${tag}.ops@example.com`,
+  subdomain: (tag) => `dssc-${tag}@mail.eu.example.com`,
+  'other-atext': (tag) => `dssc_${tag}_o'neil@example.com`,
+};
+
+/** The `address-form` values, in the model's order, each with the address it makes. */
+export function addressForms(): Array<[string, (tag: string) => string]> {
+  return values<string>('address-form').map((form) => {
+    const make = ADDRESS_FORMS[form];
+    if (!make) throw new Error(`no address is made for the address-form ${form} of input-space.json`);
+    return [form, make];
+  });
+}
+
+/**
  * A list of n distinct addresses; from 3 on it holds one address of each valid length class of
- * the `string-length` dimension (32, 33, up to 254). Lengths past 254 are not e-mail addresses
- * (the spec's 'E-mail addresses (<EMAIL>)'), and internationalised ones need an SMTP extension a
- * service may lack, so neither is sent as a list the target must take.
+ * the `string-length` dimension (32, 33, up to 254), then, as far as n allows, one of each
+ * `address-form`. Lengths past 254 are not e-mail addresses (the spec's 'E-mail addresses
+ * (<EMAIL>)'), and internationalised ones need an SMTP extension a service may lack, so neither
+ * is sent as a list the target must take.
  */
 export function subscribersOf(n: number, tag: string): string[] {
   const lengths = values('string-length').filter((v): v is number => typeof v === 'number' && v >= 32).map((v) => Math.min(v, LONGEST_ADDRESS));
-  const classes = [...new Set(lengths)];
-  return Array.from({ length: n }, (_, i) => (n >= 3 && i < classes.length ? addressOfLength(classes[i]!, `${tag}-${i}`) : `dssc-${tag}-${i}@example.com`));
+  const special: Array<(tag: string) => string> = [...[...new Set(lengths)].map((length) => (t: string) => addressOfLength(length, t)), ...addressForms().map(([, make]) => make)];
+  return Array.from({ length: n }, (_, i) => (n >= 3 && i < special.length ? special[i]!(`${tag}-${i}`) : `dssc-${tag}-${i}@example.com`));
+}
+
+/** The address forms a list of n holds (subscribersOf), for walked(). */
+export function formsIn(n: number): string[] {
+  const lengths = new Set(values('string-length').filter((v): v is number => typeof v === 'number' && v >= 32).map((v) => Math.min(v, LONGEST_ADDRESS)));
+  return n < 3 ? [] : addressForms().map(([form]) => form).slice(0, Math.max(0, n - lengths.size));
 }
 
 /**
@@ -66,7 +94,7 @@ export interface ListWalk {
   judged?: (n: number) => boolean;
   tag: string;
   /** Paths of another resource's error handling, written ({}) before the read again later (later.ts). */
-  otherWrites?: readonly string[];
+  otherWrites?: readonly OtherWrite[];
 }
 
 /** The list lengths of the input space, without 0 (the empty list is Rule 2's second sentence). */
@@ -116,6 +144,7 @@ export async function walkListLengths(walk: ListWalk): Promise<number> {
       continue;
     }
     expectStatus(res, 200, `PUT of ${n} subscribers`);
+    if (resource === MODEL_SYNC) for (const form of formsIn(n)) walked('PUT /api/syncs/{id}/error-handling', { 'address-form': form });
     current = sent;
     if (walk.judged && !walk.judged(n)) continue;
     const data = dataOf(res);

@@ -24,6 +24,8 @@ export interface StageWalk {
   last?: ApiResponse;
   attempts: number;
   waitedMs: number;
+  /** The name the walk's bulk sync was sent with, every time (the same body was repeated). */
+  name?: string;
 }
 
 export const versionLabel = (version: string) => (version === ABSENT ? 'without X-Service-Version' : `under ${version}`);
@@ -187,5 +189,5 @@ async function ask(p: Ready): Promise<Asked> {
 
 function ended(a: Asked, last: ApiResponse, attempts: number): StageWalk {
   const { version, first, repeat, started } = a;
-  return { version, first, repeat: repeat === first ? undefined : repeat, last, attempts, waitedMs: Date.now() - started };
+  return { version, first, repeat: repeat === first ? undefined : repeat, last, attempts, waitedMs: Date.now() - started, name: String(a.body.name) };
 }

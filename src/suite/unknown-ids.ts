@@ -51,32 +51,42 @@ export function sameShapeAs(own: string, label: string): string {
     .join('');
 }
 
-const CLASS: Record<string, (label: string, own?: string) => string | undefined> = {
-  '<uuid-unknown>': uuidShaped,
-  '<opaque-unknown>': (label) => `dssc${hex(`opaque/${label}`, 20)}`,
-  '<long-unknown>': (label) => `dssc-${unknownId(label)}-${hex(`long/${label}`, 200)}`.slice(0, 200),
-  '<url-special-unknown>': (label) => `dssc ${hex(`special/${label}`, 8)}%20/?x=1#frag`,
+const CLASS: Record<string, (label: string, own?: string, others?: readonly string[]) => string[]> = {
+  '<uuid-unknown>': (label) => [uuidShaped(label)],
+  '<opaque-unknown>': (label) => [`dssc${hex(`opaque/${label}`, 20)}`],
+  '<long-unknown>': (label) => [`dssc-${unknownId(label)}-${hex(`long/${label}`, 200)}`.slice(0, 200)],
+  '<url-special-unknown>': (label) => [`dssc ${hex(`special/${label}`, 8)}%20/?x=1#frag`],
   // Derived from an id the target minted, so it differs between runs: requests.json names it like
   // an assigned id (<idN>), and walked() records its shape.
   '<own-shape-unknown>': (label, own) => {
-    if (!own) return undefined;
+    if (!own) return [];
     const id = sameShapeAs(own, label);
     learnId(id);
-    return id;
+    return [id];
   },
+  // Ids the target minted for resources of other kinds (a model sync's on a bulk sync route, a
+  // connection's): a target that keeps every resource in one table, or every sync in one, finds
+  // them on the wrong route. Assigned ids, so walked() records the shape.
+  '<other-resource-unknown>': (_label, _own, others) => [...new Set(others ?? [])],
 };
 
 /**
  * Every value of the `unknown-id` dimension for `label`; the target's own shape only when `own`,
- * an id the target minted in this run, is given.
+ * an id the target minted in this run, is given; ids of other resources only when `others`
+ * (ids the target minted for resources of other kinds) holds some.
  */
-export function unknownIds(label: string, own?: string): UnknownId[] {
+export function unknownIds(label: string, own?: string, others: readonly string[] = []): UnknownId[] {
   return values<string>('unknown-id').flatMap((shape) => {
     const make = CLASS[shape];
     if (!make) throw new Error(`no unknown id is made for the class ${shape} of input-space.json`);
-    const id = make(label, own);
-    return id === undefined ? [] : [{ shape, id }];
+    return make(label, own, others).map((id) => ({ shape, id }));
   });
+}
+
+/** Ids of the run's resources, each of which may be missing (a precondition unmet): for unknownIds' `others`. */
+export async function idsOf(...gets: Array<() => Promise<string>>): Promise<string[]> {
+  const ids = await Promise.all(gets.map((get) => get().catch(() => undefined)));
+  return ids.filter((id): id is string => id !== undefined);
 }
 
 /**
@@ -97,13 +107,16 @@ export function idVersionPairs(ids: readonly UnknownId[]): Array<{ unknown: Unkn
 
 export const versionLabel = (v: string | null) => (v === null ? 'no X-Service-Version' : `X-Service-Version ${v}`);
 
+/** The shapes whose ids the request log names like assigned ids (<idN>), so that it cannot classify them. */
+const ASSIGNED = new Set(['<own-shape-unknown>', '<other-resource-unknown>']);
+
 /**
- * Records the ids shaped like the target's own: the request log cannot tell them from another
+ * Records the ids shaped like the target's own, and other resources' ids: the request log cannot tell them from another
  * shape (the reference's own ids are UUIDs), so `coverage --input-space` reads them from here.
  */
 export function walkedOwnShape(operation: string, cases: ReadonlyArray<{ unknown: UnknownId; version: string | null | undefined }>): void {
   for (const c of cases) {
-    if (c.unknown.shape !== '<own-shape-unknown>' || c.version === undefined) continue;
+    if (!ASSIGNED.has(c.unknown.shape) || c.version === undefined) continue;
     walked(operation, { 'unknown-id': c.unknown.shape, version: c.version ?? '<absent>' });
   }
 }

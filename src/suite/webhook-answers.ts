@@ -197,6 +197,13 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   await otherActivity();
   for (const r of readAgain(results)) reads.push({ r, outcome: await reread(r.s, r.run), observation: 'again later' });
   const written = results[0]!;
+  // The run after a failed run, refused again from its first request: a target that reports only
+  // a change of health records the repeat completed. Its failing answer may never come (nothing
+  // left to send): it is then not judged.
+  written.s.channel.script([], written.c.status);
+  const again = { ...written, run: await runOnce(written.s) };
+  const repeat = failingProblem(id, again, again.run.outcome, 'right away');
+  if (repeat.judged) walked('sync.records delivery', { 'sync-mode': written.c.mode, 'preceded-by': 'a failed run', 'receiver-answer': written.c.status });
   written.s.channel.script([], 200);
   await runOnce(written.s);
   reads.push({ r: written, outcome: await reread(written.s, written.run), observation: 'after another write' });
@@ -208,10 +215,26 @@ export async function readFailingRuns(id: string, results: readonly FailingResul
   });
   for (const j of judged.filter((x) => x.judged)) {
     const at = failedBatch(j.r);
-    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status });
+    for (const where of at?.at ?? []) walked('sync.records delivery', { 'sync-mode': j.r.c.mode, batches: at!.batches, 'failing-batch': where, 'batch-size': j.r.c.size, observation: j.observation, 'receiver-answer': j.r.c.status, 'after-refusal': 'refuses every request' });
   }
   walkFirstRuns(results);
+  if (repeat.judged) judged.push({ r: again, outcome: again.run.outcome, observation: 'right away', ...repeat, ...(repeat.problem ? { problem: `${repeat.problem}, in the run after a failed run` } : {}) });
   return judged;
+}
+
+/**
+ * A run whose receiver refuses one batch (not its last) and answers 200 to the others, its retries
+ * refused too (refusingOnce): what happens to later batches is not shown, but a target that sends
+ * them must still record the run failed ('Any 4xx or 5xx answer'), not take its status from the
+ * last batch's answer. Differential, batch size 2 over 5 rows (three batches).
+ */
+export async function recoveringRead(id: string, status: number, at: 'first' | 'middle'): Promise<FailingRead> {
+  const c: FailingCase = { status, at, batches: 3, mode: 'differential', size: 2 };
+  const s = await scenario(`${failingLabel(c)}-recovering`, { rows: rowsOf(c), sharedSource: `failing-receiver-${rowsOf(c)}`, sync: { batchSize: 2 }, refuseOnce: { status, after: ANSWERED_BEFORE[at] } });
+  const r: FailingResult = { c, s, run: s.runs[0]! };
+  const j = failingProblem(id, r);
+  if (j.judged) walked('sync.records delivery', { 'sync-mode': 'differential', 'failing-batch': at, 'receiver-answer': status, 'after-refusal': 'answers the other batches' });
+  return { r, outcome: r.run.outcome, observation: 'right away', ...j, ...(j.problem ? { problem: `${j.problem}, the receiver answering 200 to the other batches` } : {}) };
 }
 
 /** How the judged runs ended: `failed: 7 (400 on the first of 3; 400, 401 on the middle of 3)`. */
@@ -264,6 +287,48 @@ export async function prestart(): Promise<void> {
   await begin('slow-receiver', SLOW_PLAN).catch(() => undefined);
 }
 
+// ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
+// a time with an offset; one without a zone would be read in this machine's zone, so it is not
+// judged (WH-006 judges the format).
+const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
+
+/** Milliseconds one unit of a timestamp's last digit stands for: 1000 for whole seconds, 1 for milliseconds or finer. */
+const resolutionMs = (t: string) => {
+  const digits = /\d[.,](\d+)/.exec(t.replace(/^\d{8}T/, ''))?.[1]?.length ?? 0;
+  return Math.max(1, 10 ** (3 - Math.min(digits, 3)));
+};
+
+/**
+ * WH-007 across the runs of one sync: a run's requests are created after the suite asked for the
+ * run (askedAt), which is after every earlier run's deliveries arrived. Only differences of the
+ * target's own timestamps are compared with differences of this machine's clock, so a sender
+ * clock off by any constant (ahead, behind, stamping at queueing) passes. A timestamp kept from an
+ * earlier run (taken once per sync) does not. The slack is the timestamps' own resolution (a whole
+ * second when they carry no fraction) and 2 ms for this machine's millisecond clock.
+ */
+export function laterRunTimestampProblems(runs: readonly RunEvidence[]): Array<{ d: Delivery; problem: string }> {
+  const out: Array<{ d: Delivery; problem: string }> = [];
+  const stamped = runs.map((r) => r.deliveries.flatMap((d) => {
+    const t = d.headers['service-signature-timestamp'] ?? '';
+    const sent = instant(t);
+    return Number.isNaN(sent) ? [] : [{ d, sent, res: resolutionMs(t) }];
+  }));
+  for (const [i, run] of runs.entries()) {
+    if (i === 0 || run.askedAt === undefined) continue;
+    for (const later of stamped[i]!) {
+      for (const earlier of stamped.slice(0, i).flat()) {
+        const elapsed = run.askedAt - Date.parse(earlier.d.receivedAt);
+        const slack = Math.max(later.res, earlier.res) + 2;
+        if (later.sent - earlier.sent < elapsed - slack) {
+          out.push({ d: later.d, problem: `run ${i + 1}'s delivery #${later.d.seq} is stamped ${new Date(later.sent).toISOString()}, ${later.sent - earlier.sent} ms after delivery #${earlier.d.seq} of an earlier run (${new Date(earlier.sent).toISOString()}), but the run was asked for ${elapsed} ms after that delivery arrived: the timestamp is not of when the request was created` });
+          break;
+        }
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * WH-007 over one run: each timestamp within `toleranceS` before its own arrival and at most
  * `skewS` after it (a sender's clock may run ahead of the receiver's), and never earlier than the
@@ -272,10 +337,6 @@ export async function prestart(): Promise<void> {
  */
 export function timestampProblems(run: RunEvidence, toleranceS: number, skewS: number): Array<{ d: Delivery; problem: string }> {
   const out: Array<{ d: Delivery; problem: string }> = [];
-  // ISO 8601 as WH-006 reads it (a comma fraction, the basic format), else what Date.parse makes of
-  // a time with an offset; one without a zone would be read in this machine's zone, so it is not
-  // judged (WH-006 judges the format).
-  const instant = (t = '') => parseIsoUtc(t) ?? (/(?:[Zz]|[+-]\d\d:?\d\d)$/.test(t) ? Date.parse(t) : NaN);
   const stamped = run.deliveries.map((d) => ({ d, sent: instant(d.headers['service-signature-timestamp']) })).filter((x) => !Number.isNaN(x.sent));
   for (const [i, { d, sent }] of stamped.entries()) {
     const age = (Date.parse(d.receivedAt) - sent) / 1000;

@@ -2,6 +2,7 @@ import { TransportError } from '../client/http-client.ts';
 import { walked } from './input-space-record.ts';
 import type { Row } from '../adapters/types.ts';
 import { fieldChanges, FIELDS, type RowEdit } from './webhook-data.ts';
+import { records } from './webhook-judging.ts';
 import { scenariosSetUp, type Scenario, type ScenarioPlan } from './webhook-fixtures.ts';
 
 // The breadth of the webhook checks (issue 18): a target wrong on one path only (a batch of one
@@ -33,7 +34,8 @@ export const MAIN_REVERTS: readonly RowEdit[] = [
 ];
 
 /** One record per batch, and a size above the default (over the main sync's source, 260 and more rows; optional: the maximum is not shown). */
-export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 } };
+/** Its receiver answers 200 with no body at all (the spec shows none): a sender that parses the answer as JSON fails on it (WH-015). */
+export const BATCH_1: ScenarioPlan = { rows: 3, sync: { batchSize: 1 }, answerBody: 'empty' };
 export const BATCH_150: ScenarioPlan = { rows: 0, sourceOf: 'main', sync: { batchSize: 150 } };
 
 /**
@@ -81,4 +83,26 @@ export function walkedConnections(scenarios: readonly Scenario[]): void {
   const users = new Map<string, number>();
   for (const s of scenarios) users.set(s.settings.connectionId, (users.get(s.settings.connectionId) ?? 0) + 1);
   for (const s of scenarios) walked('sync.records delivery', { 'webhook-connection': (users.get(s.settings.connectionId) ?? 0) > 1 ? 'shared' : 'own' });
+}
+
+/**
+ * Rows the first run of each differential sync set up so far did not deliver (Spec › What the
+ * service does 3: 'The first run delivers everything in the source'), by scenario label. Judged
+ * only where nothing else explains a row missing: the run completed with no record error, the
+ * receiver answered 200 to each of its deliveries, and the key is delivered under `id`. A sync on
+ * a connection another sync delivers to is one of them, so a target that keeps its differential
+ * state per connection (the second sync's first run then skips what the first one delivered) shows.
+ */
+export function firstRunsLost(): string[] {
+  const lost: string[] = [];
+  for (const [label, s] of scenariosSetUp()) {
+    const first = s.runs[0];
+    if (!first || s.settings.syncAllRecords || s.settings.skipInitialBackfill) continue;
+    if (!s.settings.fields.some((f) => f.source === s.settings.key && f.target === 'id')) continue;
+    if (first.outcome.failed || (first.outcome.recordErrors ?? 0) > 0 || first.deliveries.some((d) => d.response.status !== 200)) continue;
+    const delivered = new Set(first.deliveries.flatMap((d) => records(d).map((r) => String(r.fields?.id))));
+    const missing = [...first.rows.keys()].filter((id) => !delivered.has(id));
+    if (missing.length > 0) lost.push(`${label}: ${missing.length} of ${first.rows.size} rows (${missing.slice(0, 3).join(', ')})`);
+  }
+  return lost;
 }

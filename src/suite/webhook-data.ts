@@ -33,7 +33,36 @@ export const EDGE_ROWS: readonly Row[] = [
   { id: 'e09', email: 'e09@example.com', name: null, score: 3, active: false, note: '' },
   { id: 'e10', email: 'e10@example.com', name: 'Score Dropped', score: 2, active: true, note: 'z' },
   { id: 'e11', email: 'e11@example.com', name: 'Flag Off', score: 4, active: false, note: '' },
+  // Past the usual column bounds (VARCHAR(255), 1000, a 64 KiB TEXT), and decimals that a 32-bit
+  // float or a fixed scale of 2 would change: a value cut or rounded on the way shows on them.
+  { id: 'e12', email: 'e12@example.com', name: text('Long Name ', 256), score: 0.1, active: true, note: '' },
+  { id: 'e13', email: 'e13@example.com', name: text('Zoë 山田 Ünïcødé ', 1001), score: 19.99, active: false, note: '' },
+  { id: 'e14', email: 'e14@example.com', name: text('a long text value ', 70_000), score: 1234567.891, active: true, note: '' },
 ];
+
+/** `unit` repeated to exactly `length` UTF-16 units (units without surrogates, so no pair is cut). */
+function text(unit: string, length: number): string {
+  return unit.repeat(Math.ceil(length / unit.length)).slice(0, length);
+}
+
+/**
+ * The input-space classes a delivered value belongs to (input-space.json › field-value): what
+ * WH-012 records as walked for the values it compared.
+ */
+export function fieldValueClasses(v: Value | undefined): string[] {
+  const out: string[] = [];
+  if (v === null) out.push('null');
+  if (typeof v === 'string') {
+    if (v === '') out.push('empty string');
+    if (/[^\x00-\x7f]/.test(v)) out.push('non-ASCII');
+    for (const n of [255, 1000, 65_535]) if (v.length > n) out.push(`over ${n} characters`);
+  }
+  if (typeof v === 'number') {
+    if (Math.abs(v) === Number.MAX_SAFE_INTEGER) out.push('largest exact integer');
+    if (!Number.isInteger(v)) out.push('decimal');
+  }
+  return out;
+}
 
 /** One column of one row set to another value before a later run (`to` may compute it from the value before). */
 export interface RowEdit {

@@ -7,7 +7,7 @@ import { pollSettings } from '../adapters/options.ts';
 import type { Row, RunOutcome, TargetAdapter, WebhookSyncSettings } from '../adapters/types.ts';
 import { fakerValue } from '../generators/from-schema.ts';
 import { values, type DimensionValue } from '../generators/input-space.ts';
-import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse } from '../receiver/index.ts';
+import { startReceiver, type Channel, type Delivery, type Receiver, type ScriptedResponse, type SuccessBody } from '../receiver/index.ts';
 import { checkSeed } from '../runner/settings.ts';
 import { perRun } from '../run-state.ts';
 import { api, learnId, once, redactor, resourceName, settings, Unjudgeable, Unmet, UnsupportedOperation } from './context.ts';
@@ -80,12 +80,18 @@ export interface RunEvidence {
   rows: Map<string, Row>;
   /** Why the run's capture log could not be read (readCaptureLog threw). */
   captureProblem?: string;
+  /** Epoch ms just before the suite asked for the run: none of its requests can have been created earlier (WH-007). */
+  askedAt?: number;
 }
 
 export interface Scenario {
   sync: { id: string; name: string };
   secret: string;
   channel: Channel;
+  /** The URL its webhook connection was given, when it is not the channel's own (a query added: ScenarioPlan.urlQuery). */
+  url?: string;
+  /** How the receiver wrote its 2xx answers, when not as a JSON object (ScenarioPlan.answerBody). */
+  answerBody?: SuccessBody;
   settings: WebhookSyncSettings;
   rows: Map<string, Row>;
   runs: RunEvidence[];
@@ -102,10 +108,14 @@ export interface ScenarioPlan {
   script?: ScriptedResponse[];
   /** The answer to every delivery after the script (default 200). */
   then?: number;
+  /** Instead of a script: refuse the batch after `after` answered ones with `status`, and any later request carrying one of its records (a retry); answer 200 to the rest. */
+  refuseOnce?: { status: number; after: number };
   /** Rows from a source written once under this name and shared by every scenario naming it. */
   sharedSource?: string;
-  /** Before each run after the first: columns of rows to change (webhook-data.ts) and how many rows to add. */
-  later?: Array<{ edits?: readonly RowEdit[]; add?: number }>;
+  /** Before each run after the first: columns of rows to change (webhook-data.ts), how many rows to add, and a write to the sync's error-handling settings. */
+  later?: Array<{ edits?: readonly RowEdit[]; add?: number; errorHandling?: Record<string, unknown> }>;
+  /** The sync's error-handling settings, written (Spec › PUT /api/syncs/{id}/error-handling) before its first run. */
+  errorHandling?: Record<string, unknown>;
   fields?: typeof FIELDS;
   /** Enumerated rows after the generated ones. */
   source?: readonly Row[];
@@ -115,6 +125,10 @@ export interface ScenarioPlan {
   connectionOf?: string;
   /** Add EDGE_ROWS after the generated rows: values a vendor's serializer gets wrong. */
   edgeRows?: boolean;
+  /** A query string (without '?') on the URL the webhook connection is given: a URL is more than its host and path. */
+  urlQuery?: string;
+  /** How the receiver writes its 2xx answers to this scenario (default a small JSON object): the spec shows no body. */
+  answerBody?: SuccessBody;
 }
 
 const scenarios = new Map<string, Scenario>();
@@ -139,7 +153,10 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
     const channel = host?.channel ?? rec.channel(label);
     if (!host) channelLabels.set(channel.id, label);
     if (plan.script || plan.then !== undefined) channel.script(plan.script ?? [], plan.then);
-    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), channel.url).catch(unmet('create a webhook connection'));
+    if (plan.refuseOnce) channel.answerBy(refusingOnce(plan.refuseOnce));
+    if (plan.answerBody !== undefined) channel.answerWith(plan.answerBody);
+    const url = host ? host.url : plan.urlQuery === undefined ? undefined : `${channel.url}?${plan.urlQuery}`;
+    const connection = host ? { id: host.settings.connectionId, secret: host.secret } : await ad.createWebhookConnection(resourceName(`webhook-${label}`), url ?? channel.url).catch(unmet('create a webhook connection'));
     redactor().add(connection.secret);
     let sourceId: string;
     let rows: Map<string, Row>;
@@ -167,10 +184,30 @@ export function begin(label: string, plan: ScenarioPlan): Promise<{ s: Scenario;
       syncSettings = { ...syncSettings, name: usual };
       return ad.createModelSync(syncSettings).catch(unmet('create a model sync with a webhook destination'));
     });
-    const s: Scenario = { sync, secret: connection.secret, channel, settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
+    const s: Scenario = { sync, secret: connection.secret, channel, ...(url !== undefined ? { url } : {}), ...(plan.answerBody !== undefined ? { answerBody: plan.answerBody } : {}), settings: syncSettings, rows, runs: [], ...(c !== undefined ? { nameClass: c } : {}), ...(nameRefused !== undefined ? { nameRefused } : {}) };
     scenarios.set(label, s);
+    if (plan.errorHandling) await writeErrorHandling(s, plan.errorHandling, true);
     return { s, ad, first: await startRun(ad, s) };
   });
+}
+
+/**
+ * The receiver that refuses one batch and recovers: the batch after `after` answered ones is
+ * refused, and so is every later request carrying one of its records (a target that retries sees
+ * the refusal again, Retry behaviour being not shown); every other batch is answered 200.
+ */
+function refusingOnce({ status, after }: { status: number; after: number }): (d: Delivery) => number {
+  let batches = 0;
+  const refused = new Set<string>();
+  return (d) => {
+    const records = (d.json as { object?: { records?: Array<{ fields?: { id?: unknown } }> } } | undefined)?.object?.records;
+    const ids = Array.isArray(records) ? records.map((r) => String(r?.fields?.id)) : [];
+    if (ids.some((id) => refused.has(id))) return status;
+    batches++;
+    if (batches !== after + 1) return 200;
+    for (const id of ids) refused.add(id);
+    return status;
+  };
 }
 
 /** Rows shared by scenarios that differ only in the receiver's answers (written once). */
@@ -189,15 +226,28 @@ export function scenario(label: string, plan: ScenarioPlan): Promise<Scenario> {
     const { rows } = s;
     const sourceId = s.settings.sourceId;
     s.runs.push(await first.finish());
+    walked('sync.records delivery', { 'preceded-by': 'nothing' });
     for (const [i, step] of (plan.later ?? []).entries()) {
       const changed = applyEdits(rows, step.edits ?? []);
       const added: Row[] = generateRows(label, step.add ?? 0, 100_000 * (i + 1)).map((r) => ({ ...r, id: `n${i}-${String(r.id)}` }));
       for (const r of [...changed, ...added]) rows.set(String(r.id), r);
       if (changed.length + added.length > 0) await sources.get(sourceId)!.write([...changed, ...added]);
+      if (step.errorHandling) await writeErrorHandling(s, step.errorHandling, false);
       s.runs.push(await run(ad, s));
+      walked('sync.records delivery', { 'preceded-by': step.errorHandling ? 'a settings write' : 'a completed run' });
     }
     return s;
   });
+}
+
+/**
+ * Writes a scenario's sync's error-handling settings with the spec's PUT. Its answer is the
+ * error-handling checks' to judge; here it matters only when the scenario needs the setting
+ * (`needed`: a run is judged by it), and a refusal then leaves the scenario unmet.
+ */
+export async function writeErrorHandling(s: Scenario, body: Record<string, unknown>, needed: boolean): Promise<void> {
+  const res = await api().put(`/api/syncs/${encodeURIComponent(s.sync.id)}/error-handling`, body);
+  if (needed && (res.status < 200 || res.status >= 300)) throw new Unmet(`the sync's error-handling settings ${JSON.stringify(body)} could not be written (PUT answered ${res.status})`);
 }
 
 export interface StartedRun {
@@ -208,13 +258,14 @@ export interface StartedRun {
 async function startRun(ad: TargetAdapter, s: Scenario): Promise<StartedRun> {
   const before = s.channel.deliveries().length;
   const rows = new Map(s.rows);
+  const askedAt = Date.now();
   const started = await ad.startRun(s.sync.id).catch(unmet('start a run'));
   return {
     finish: async () => {
       const timeoutMs = runTimeoutMs();
       const ended = await waitingFor(`the target's sync run ${started.id} to end`, timeoutMs, () => ad.waitForRun(s.sync.id, started.id, timeoutMs)).catch(unmet('wait for the run to end'));
       const { outcome, captureProblem } = await withCaptureLog(ad, s.sync.id, started.id, ended);
-      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, ...(captureProblem ? { captureProblem } : {}) };
+      return { runId: started.id, outcome, deliveries: s.channel.deliveries().slice(before), rows, askedAt, ...(captureProblem ? { captureProblem } : {}) };
     },
   };
 }
@@ -235,6 +286,11 @@ async function withCaptureLog(ad: TargetAdapter, syncId: string, runId: string, 
 
 async function run(ad: TargetAdapter, s: Scenario): Promise<RunEvidence> {
   return (await startRun(ad, s)).finish();
+}
+
+/** A finished run read again with its capture log, read apart when the adapter reads it so (readCaptureLog). */
+export async function rereadWithLog(s: Scenario, r: RunEvidence): Promise<{ outcome: RunOutcome; captureProblem?: string }> {
+  return withCaptureLog(await adapter(), s.sync.id, r.runId, await reread(s, r));
 }
 
 /** A finished run's outcome read again (the adapter's wait reads an ended run once). */

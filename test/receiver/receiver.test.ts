@@ -166,6 +166,40 @@ describe('receiver: well-formed deliveries', () => {
     expect(() => ch.script([99])).toThrow(/200–599/);
   });
 
+  it('answers by content when answerBy decides, else by the script; a delivery it answers uses up its place', async () => {
+    const ch = receiver.channel('by-content');
+    ch.script([201, 202, 203]);
+    ch.answerBy((d) => ((d.json as { object?: { name?: string } }).object?.name === 'sync refuse-me' ? 422 : undefined));
+    const send = async (name: string) => {
+      const body = gz(syncRecords(name, 1));
+      return (await post(ch.url, body, deliveryHeaders(body))).status;
+    };
+    expect([await send('ok'), await send('refuse-me'), await send('ok')]).toEqual([201, 422, 203]);
+    // A decider that answers no HTTP status is the receiver's error, kept; the script answers instead.
+    ch.answerBy(() => 99);
+    expect(await send('ok')).toBe(200);
+    expect(receiver.errors().some((e) => /200–599/.test(String(e)))).toBe(true);
+    ch.answerBy(undefined);
+    expect(await send('refuse-me')).toBe(200);
+  });
+
+  it('writes 2xx answers as JSON, as the text OK or with no body, as the channel is told; other statuses stay JSON', async () => {
+    const ch = receiver.channel('answer-bodies');
+    const body = gz(syncRecords('sync-answers', 1));
+    const json = await post(ch.url, body, deliveryHeaders(body));
+    expect(json.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(json.body)).toMatchObject({ status: 200 });
+    ch.answerWith('text');
+    const text = await post(ch.url, body, deliveryHeaders(body));
+    expect([text.status, text.headers['content-type'], text.body]).toEqual([200, 'text/plain; charset=utf-8', 'OK']);
+    ch.answerWith('empty');
+    ch.script([500]);
+    const failed = await post(ch.url, body, deliveryHeaders(body));
+    expect([failed.status, failed.headers['content-type']]).toEqual([500, 'application/json']);
+    const empty = await post(ch.url, body, deliveryHeaders(body));
+    expect([empty.status, empty.headers['content-type'], empty.headers['content-length'], empty.body]).toEqual([200, undefined, '0', '']);
+  });
+
   it('answers 404 on an unknown path and still records it', async () => {
     const body = gz(syncRecords('sync-lost', 1));
     const reply = await post(`${receiver.url}/c/no-such-channel/`, body, deliveryHeaders(body));

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createSender } from '../../src/receiver-conformance/http.ts';
+import type { ReceiverTarget } from '../../src/receiver-conformance/registry.ts';
 import { runReceiverChecks } from '../../src/receiver-conformance/run-checks.ts';
 import { startReferenceReceiver, type ReferenceReceiverOptions } from '../../src/reference-receiver/index.ts';
 import { Redactor } from '../../src/report/redact.ts';
@@ -23,23 +24,30 @@ export async function judgeReference(opts: Omit<ReferenceReceiverOptions, 'secre
   const secret = `whsec_${randomBytes(18).toString('base64url')}`;
   const responseTimeoutMs = opts.responseTimeoutMs ?? 10_000;
   const receiver = await startReferenceReceiver({ ...opts, secret, responseTimeoutMs });
+  try {
+    return await judgeReceiver({ url: receiver.url, inspectUrl: receiver.inspectUrl, secret, maxAgeSeconds: opts.maxAgeSeconds ?? 300, responseTimeoutMs }, numRuns);
+  } finally {
+    await receiver.close();
+  }
+}
+
+/** The receiver checks against any receiver listening (strict: a SHOULD failure counts as failed). */
+export async function judgeReceiver(target: ReceiverTarget, numRuns = 5): Promise<Judged> {
   const sender = createSender();
   try {
     const results = await runReceiverChecks({
       state: {
-        target: { url: receiver.url, inspectUrl: receiver.inspectUrl, secret, maxAgeSeconds: opts.maxAgeSeconds ?? 300, responseTimeoutMs },
-        sender, runId: randomBytes(4).toString('hex'), seed: SEED, numRuns,
+        target, sender, runId: randomBytes(4).toString('hex'), seed: SEED, numRuns,
         deadline: Date.now() + 600_000, exchanges: [], counter: 0, timeoutsInRow: 0,
       },
       requirements: loadRequirements('receivers'),
       strict: true,
-      redactor: new Redactor([secret]),
+      redactor: new Redactor([target.secret]),
     });
     const failed = results.filter((r) => r.status === 'failed').map((r) => r.id).sort();
     const summary = results.filter((r) => r.status !== 'passed').map((r) => `${r.id} ${r.status}: ${(r.message ?? r.reason ?? '').slice(0, 400)}`).join('\n');
     return { results, failed, summary };
   } finally {
     await sender.close();
-    await receiver.close();
   }
 }

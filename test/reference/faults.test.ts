@@ -8,6 +8,8 @@ import { deliveryReceiverFaults } from '../../src/reference/faults/delivery-rece
 import { runFaults } from '../../src/reference/faults/benign-runs.ts';
 import { heldOutDeliveryFaults } from '../../src/reference/faults/held-out-webhooks.ts';
 import { heldOutRunFaults } from '../../src/reference/faults/held-out-webhook-runs.ts';
+import { heldOut2RunFaults } from '../../src/reference/faults/held-out-2-runs.ts';
+import { heldOut2DeliveryFaults } from '../../src/reference/faults/held-out-2-deliveries.ts';
 import { mutationWebhookFaults } from '../../src/reference/faults/mutation-webhooks.ts';
 import { faultCatalogue, faultNames, type RunningReference } from '../../src/reference/index.ts';
 import requirements from '../../specs/requirements.json' with { type: 'json' };
@@ -385,8 +387,8 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   },
 };
 
-/** Delivery faults need a receiver: webhook-faults.test.ts, webhook-data-faults.test.ts, webhook-receiver-faults.test.ts, held-out-webhook-faults.test.ts and mutation-webhooks-faults.test.ts probe them (run faults: test/suite/adapter-contract.test.ts). */
-const probedHere = faultNames().filter((name) => ![...deliveryFaults, ...deliveryDataFaults, ...deliveryReceiverFaults, ...runFaults, ...heldOutDeliveryFaults, ...heldOutRunFaults, ...mutationWebhookFaults].some((fault) => fault.name === name));
+/** Delivery faults need a receiver: webhook-faults.test.ts, webhook-data-faults.test.ts, webhook-receiver-faults.test.ts, held-out-webhook-faults.test.ts, held-out-2-delivery-faults.test.ts and mutation-webhooks-faults.test.ts probe them (run faults: test/suite/adapter-contract.test.ts). */
+const probedHere = faultNames().filter((name) => ![...deliveryFaults, ...deliveryDataFaults, ...deliveryReceiverFaults, ...runFaults, ...heldOutDeliveryFaults, ...heldOutRunFaults, ...heldOut2RunFaults, ...heldOut2DeliveryFaults, ...mutationWebhookFaults].some((fault) => fault.name === name));
 
 describe('faults', () => {
   test('every fault has a probe here (delivery faults in webhook-faults.test.ts), and names only catalogued requirement IDs', () => {

@@ -133,7 +133,7 @@ describe('coverage --input-space', () => {
     expect(text.stdout).toMatch(/^GET \/api\/bulk\/syncs\/\{id\}\/error-handling: [\d.]+% \(\d+\/\d+\)$/m);
     expect(text.stdout).toMatch(/^ {2}version +6\/6$/m);
     expect(text.stdout).toMatch(/^ {2}observation +1\/3 {2}missing \(no check recorded it \(walked\(\)\)\): right away, after another write$/m);
-    expect(text.stdout).toMatch(/^ {2}version × unknown-id +6\/30 {2}missing: 2025-09-18 × <uuid-unknown> \| <long-unknown> \| <url-special-unknown> \| <own-shape-unknown>;/m);
+    expect(text.stdout).toMatch(/^ {2}version × unknown-id +6\/36 {2}missing: 2025-09-18 × <uuid-unknown> \| <long-unknown> \| <url-special-unknown> \| <own-shape-unknown> \| <other-resource-unknown>;/m);
     expect(text.stdout).toMatch(/^input space: [\d.]+% \(\d+\/\d+ values and value pairs/m);
     const json = await servers.run(['coverage', '--input-space', dir, '--json']);
     const parsed = JSON.parse(json.stdout) as { operations: Array<{ operation: string; dimensions: Array<{ dimension: string; covered: number }> }> };

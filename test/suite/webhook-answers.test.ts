@@ -1,7 +1,7 @@
 import { expect, test } from 'vitest';
 import { values } from '../../src/generators/input-space.ts';
 import type { Delivery } from '../../src/receiver/index.ts';
-import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingLabel, failingPlan, rowsOf, type FailingCase } from '../../src/suite/webhook-answers.ts';
+import { CAPTURE_CASE, FAILING_4XX, FAILING_5XX, failedBatch, failingCases, failingLabel, failingPlan, laterRunTimestampProblems, rowsOf, type FailingCase } from '../../src/suite/webhook-answers.ts';
 import { operationCases } from '../../src/generators/all-pairs.ts';
 import { NAME_CARRIERS } from '../../src/suite/webhook-names.ts';
 import type { RunEvidence, Scenario } from '../../src/suite/webhook-fixtures.ts';
@@ -59,4 +59,25 @@ test('the refused batch is walked where it came, not where it was planned', () =
   // Batches of one: five batches is no value of the model, so nothing is walked.
   expect(failedBatch(result(C, [delivery(1, 200), delivery(1, 410)]))).toBeUndefined();
   expect(failedBatch(result(C, [delivery(2, 200), delivery(2, 200), delivery(1, 200)]))).toBeUndefined();
+});
+
+/** A delivery stamped `stamp` that arrived at epoch ms `at`. */
+const stamped = (seq: number, stamp: string, at: number) => ({ seq, headers: { 'service-signature-timestamp': stamp }, receivedAt: new Date(at).toISOString() }) as unknown as Delivery;
+const ranAt = (askedAt: number, deliveries: Delivery[]) => ({ askedAt, deliveries }) as unknown as RunEvidence;
+
+test('WH-007 across runs: a later run stamped no later than an earlier one fails; a clock off by a constant, and whole seconds, pass', () => {
+  const t0 = Date.parse('2026-11-26T10:00:00.000Z');
+  const iso = (ms: number) => new Date(ms).toISOString();
+  // Run 2 asked for 300 ms after run 1's delivery arrived: its request is created at least that much later.
+  const kept = [ranAt(t0 - 50, [stamped(1, iso(t0 - 10), t0)]), ranAt(t0 + 300, [stamped(2, iso(t0 - 10), t0 + 320)])];
+  expect(laterRunTimestampProblems(kept).map((p) => p.d.seq)).toEqual([2]);
+  // The sender's clock 90 s behind (stamped at queueing) or 30 s ahead: only differences count.
+  for (const off of [-90_000, 30_000]) {
+    const honest = [ranAt(t0 - 50, [stamped(1, iso(t0 - 10 + off), t0)]), ranAt(t0 + 300, [stamped(2, iso(t0 + 310 + off), t0 + 320)])];
+    expect(laterRunTimestampProblems(honest)).toEqual([]);
+  }
+  // Whole seconds: a difference under a second is within the resolution; over it, not.
+  const seconds = (ms: number) => iso(Math.floor(ms / 1000) * 1000).replace('.000Z', 'Z');
+  expect(laterRunTimestampProblems([ranAt(t0 - 50, [stamped(1, seconds(t0 + 900), t0 + 910)]), ranAt(t0 + 950, [stamped(2, seconds(t0 + 960), t0 + 970)])])).toEqual([]);
+  expect(laterRunTimestampProblems([ranAt(t0 - 50, [stamped(1, seconds(t0), t0 + 10)]), ranAt(t0 + 1500, [stamped(2, seconds(t0), t0 + 1510)])]).map((p) => p.d.seq)).toEqual([2]);
 });
