@@ -19,6 +19,7 @@ import { apiFaultProbes } from './api-fault-probes.ts';
 import { dimensionFaultProbes } from './dimension-fault-probes.ts';
 import { idsAuthProbes } from './ids-auth-probes.ts';
 import { heldOutApiProbes } from './held-out-api-probes.ts';
+import { heldOut2ApiProbes } from './held-out-2-api-probes.ts';
 import { mutationKillProbes } from './mutation-kill-probes.ts';
 import { mutationRoutesProbes } from './mutation-routes-probes.ts';
 
@@ -208,6 +209,7 @@ const probes: Record<string, { options?: { schemaCacheDelayMs: number }; probe: 
   ...dimensionFaultProbes,
   ...idsAuthProbes,
   ...heldOutApiProbes,
+  ...heldOut2ApiProbes,
   ...mutationKillProbes,
   ...mutationRoutesProbes,
   'put-rejects-empty-body': {
