@@ -217,7 +217,7 @@ check('CONN-006 the creation response holds the new connection id where the prof
   const res = await api().post('/api/connections', connectionBody('relationalDatabase'));
   expectStatus(res, is2xx, 'POST /api/connections');
   try {
-    idOf(res);
+    idOf(res, 'connection');
   } catch (error) {
     fail((error as Error).message, res);
   }

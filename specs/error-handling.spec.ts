@@ -30,7 +30,7 @@ check('EHB-001 reading a bulk sync\'s error handling answers 200 { data: BulkSyn
   for (const kind of ['relationalDatabase', 'objectStore'] as const) {
     if (!source || !profile().kinds?.[kind]?.destinationSettings) continue;
     const res = await api().post('/api/bulk/syncs', await bulkSyncBody(source, { version: apiVersion(), destination: kind, schemas: [] }));
-    if (res.status >= 200 && res.status < 300) reads.push({ what: `a bulk sync into a ${kind} destination`, id: idOf(res) });
+    if (res.status >= 200 && res.status < 300) reads.push({ what: `a bulk sync into a ${kind} destination`, id: idOf(res, 'bulkSync') });
     walked('GET /api/bulk/syncs/{id}/error-handling', { 'destination-kind': kind });
   }
   for (const read of reads) {

@@ -146,10 +146,18 @@ for (const destination of DESTINATIONS) {
  */
 const UNKNOWN_VERSIONS = ['2025-09-19', '2024-02-07', '2099-01-01', '1999-01-01', 'latest', 'v1'];
 
+/** A calendar date (YYYY-MM-DD) that exists. */
+const isDate = (v: string) => /^\d{4}-\d{2}-\d{2}$/.test(v) && new Date(Date.parse(`${v}T00:00:00Z`) || 0).toISOString().startsWith(v);
+
 check('VER-007 an unknown X-Service-Version is answered with the profile\'s status', async (t) => {
-  const status = profile().versions?.unknownStatus;
-  if (status === undefined) t.skip('the answer to an unknown version is not shown and the profile gives no versions.unknownStatus');
+  const { unknownStatus: status, unknownDates } = profile().versions ?? {};
+  // A date-versioned target may pin a date to the newest known version not after it (the
+  // profile's unknownDates); a date before every version, and a word, are still unknown.
+  const pinned = (v: string) => unknownDates === 'nearest-earlier' && isDate(v) && VERSIONS.some((known) => known <= v);
+  const judged = UNKNOWN_VERSIONS.filter((v) => pinned(v) || status !== undefined);
+  if (judged.length === 0) t.skip('the answer to an unknown version is not shown and the profile gives no versions.unknownStatus');
   const id = await need(t, 'a bulk sync to read', bulkSyncId);
-  const cases = UNKNOWN_VERSIONS.map((version) => ({ name: `X-Service-Version ${version}`, version }));
-  await expectEveryCase('VER-007', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version: c.version }), (s) => s === status, String(status));
+  const cases = judged.map((version) => ({ name: `X-Service-Version ${version}`, version, pinned: pinned(version) }));
+  const expected = [...(cases.some((c) => c.pinned) ? ['200 (served as the newest known version before it)'] : []), ...(status !== undefined ? [String(status)] : [])].join(' or ');
+  await expectEveryCase('VER-007', cases, (c) => api().get(`/api/bulk/syncs/${encodeURIComponent(id)}/error-handling`, { version: c.version }), (s, c) => (c.pinned ? s === 200 : s === status), expected);
 });

@@ -25,9 +25,10 @@ export interface Profile {
   implementation?: string;
   kinds?: Partial<Record<KindName, KindProfile>>;
   generatedConfigurations?: boolean;
-  pointers?: { id?: string; authUrl?: string };
+  /** Where each creation's answer holds the new id: `id` for all, or one per creation (their bodies are shown apart, or not at all). */
+  pointers?: { id?: string; connectionId?: string; bulkSyncId?: string; modelSyncId?: string; authUrl?: string };
   auth?: { basic?: 'key-as-username' | 'key-as-password' };
-  versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number; supported?: string[] };
+  versions?: { default?: string; spelling2021?: 'dest_configuration' | 'destination_configuration'; unknownStatus?: number; unknownDates?: 'refused' | 'nearest-earlier'; supported?: string[] };
   schemaCache?: { observable?: boolean; timeoutMs?: number; retryIntervalMs?: number };
   errorHandling?: {
     putNull?: 'unchanged' | 'clear';
@@ -49,6 +50,14 @@ export interface Profile {
    * the built-in adapter's requests (declarative: used when no --adapter is given).
    */
   adapter?: { options?: Record<string, unknown>; poll?: { initialMs?: number; maxMs?: number; timeoutMs?: number }; declarative?: DeclarativeSpec };
+}
+
+/** What the suite creates through the spec's creations and the profile's modelSync.request. */
+export type CreatedResource = 'connection' | 'bulkSync' | 'modelSync';
+
+/** The pointer to the new id in the answer to a creation of `resource`. */
+export function idPointer(profile: Profile, resource: CreatedResource): string {
+  return profile.pointers?.[`${resource}Id`] ?? profile.pointers?.id ?? '/data/id';
 }
 
 export const profileSchemaPath = join(fixturesDir, 'profiles', 'profile.schema.json');

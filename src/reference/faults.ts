@@ -25,6 +25,7 @@ import { dimensionVariants } from './faults/benign-dimensions.ts';
 import { limitVariants } from './faults/benign-limits.ts';
 import { answerVariants } from './faults/benign-answers.ts';
 import { heldOutVariants } from './faults/held-out-benign.ts';
+import { heldOut2BenignVariants, heldOut2MeasuredOnly, heldOut2ProfiledVariants } from './faults/held-out-2-benign.ts';
 
 export type { Fault, ReferenceSeams } from './faults/fault.ts';
 
@@ -64,7 +65,19 @@ export function faultCatalogue(): { name: string; breaks: string[]; description:
 }
 
 /** Conforming-but-unusual variants of the reference (breaks nothing): the suite must pass under each. */
-export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants, ...heldOutVariants];
+export const BENIGN_VARIANTS: readonly Fault[] = [...benignVariants, ...wireVariants, ...deliveryReceiverVariants, ...runVariants, ...dimensionVariants, ...limitVariants, ...answerVariants, ...heldOutVariants, ...heldOut2BenignVariants];
+
+/**
+ * Conforming variants that need a profile answer other than the reference profile's (each with its
+ * edit: test/suite/benign-profiled.test.ts runs them), and held-out items kept for the record only.
+ */
+export const PROFILED_VARIANTS = heldOut2ProfiledVariants;
+const MEASURED_VARIANTS: readonly Fault[] = [...heldOut2ProfiledVariants.map((p) => p.variant), ...heldOut2MeasuredOnly];
+
+/** Names --variant also takes beyond the catalogue: the profiled variants and the items kept for the record, which no listing shows. */
+export function measuredVariantNames(): string[] {
+  return MEASURED_VARIANTS.map((v) => v.name);
+}
 
 export function variantCatalogue(): { name: string; description: string }[] {
   return BENIGN_VARIANTS.map(({ name, description }) => ({ name, description }));
@@ -72,7 +85,7 @@ export function variantCatalogue(): { name: string; description: string }[] {
 
 /** A fault or a benign variant, by name: both are applied through the same seams. */
 export function faultByName(name: string): Fault {
-  const fault = FAULTS.find((f) => f.name === name) ?? BENIGN_VARIANTS.find((f) => f.name === name);
+  const fault = FAULTS.find((f) => f.name === name) ?? BENIGN_VARIANTS.find((f) => f.name === name) ?? MEASURED_VARIANTS.find((f) => f.name === name);
   if (!fault) throw new UsageError(`unknown fault '${name}' (${didYouMean(name, faultNames())}known: ${faultNames().join(', ')})`);
   return fault;
 }

@@ -38,7 +38,7 @@ import { parseSourceDbSchema } from '../source-db/url.ts';
 import { namesSourceDb } from '../profile/template.ts';
 import { didYouMean } from '../cli-flags.ts';
 import { checkSetup } from './setup-check.ts';
-import { variantCatalogue } from '../reference/faults.ts';
+import { measuredVariantNames, variantCatalogue } from '../reference/faults.ts';
 import { DEFAULT_API_VERSION, KNOWN_VERSIONS } from './settings.ts';
 import type { RunSettings } from './settings.ts';
 
@@ -124,7 +124,7 @@ async function runChecked(resolved: ResolvedFlags, reportsDir: string, startedAt
   const embedded = !baseUrlFlag;
   const urlSecrets = baseUrlFlag !== undefined ? parseHttpUrl(label('base-url'), baseUrlFlag).secrets : [];
   const variants = list('variant');
-  const variantNames = variantCatalogue().map((x) => x.name);
+  const variantNames = [...variantCatalogue().map((x) => x.name), ...measuredVariantNames()];
   for (const v of variants) if (!variantNames.includes(v)) throw new UsageError(`${label('variant')}: unknown benign variant '${v}' (${didYouMean(v, variantNames)}known: ${variantNames.join(', ')})`);
   const faults = [...list('fault'), ...variants];
   if (!embedded && faults.length > 0) throw new UsageError('--fault and --variant apply to the embedded reference only; start a faulty target with `dss-conformance serve --fault NAME`');

@@ -1,7 +1,7 @@
 import { idFromLocation } from '../client/location-id.ts';
 import { inject, TestRunner, type TestContext } from 'vitest';
 import { ApiClient, TransportError, type ApiResponse } from '../client/http-client.ts';
-import { atPointer, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
+import { atPointer, idPointer, type CreatedResource, type KindName, type KindProfile, type Profile } from '../profile/profile.ts';
 import { errorAnswer } from '../report/error-answers.ts';
 import { appendErrorAnswer } from '../report/error-answers-log.ts';
 import { Redactor } from '../report/redact.ts';
@@ -180,8 +180,8 @@ export function connectionBody(kind: KindName, configuration?: Record<string, un
   };
 }
 
-export function idOf(res: ApiResponse): string {
-  const pointer = profile().pointers?.id ?? '/data/id';
+export function idOf(res: ApiResponse, resource: CreatedResource): string {
+  const pointer = idPointer(profile(), resource);
   const found = atPointer(res.json, pointer);
   // The spec does not show the creation bodies; a body without the id may name the new resource the
   // way HTTP does, in Location (RFC 9110 §10.2.2): its last path segment is the id.
@@ -196,7 +196,7 @@ export function idOf(res: ApiResponse): string {
 export async function createConnection(kind: KindName, configuration?: Record<string, unknown>): Promise<{ id: string; res: ApiResponse }> {
   const res = await api().post('/api/connections', connectionBody(kind, configuration));
   if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a ${kind} connection answered ${res.status}`);
-  return { id: idOf(res), res };
+  return { id: idOf(res, 'connection'), res };
 }
 
 const memo = new Map<string, Promise<unknown>>();

@@ -1,6 +1,6 @@
 import type { Exchange } from '../client/http-client.ts';
 import { idFromLocation } from '../client/location-id.ts';
-import { loadReferenceProfile, atPointer, type Profile } from '../profile/profile.ts';
+import { loadReferenceProfile, atPointer, idPointer, type Profile } from '../profile/profile.ts';
 import type { ResourceKind } from '../profile/cleanup-spec.ts';
 import { appendCreated } from '../report/created-log.ts';
 
@@ -23,11 +23,10 @@ function pathPattern(template: string): RegExp {
 }
 
 export function creationsOf(profile: Profile, codeAdapter: boolean): Creation[] {
-  const id = profile.pointers?.id ?? '/data/id';
   const list: Creation[] = [
-    { kind: 'connections', path: pathPattern('/api/connections'), id },
-    { kind: 'bulkSyncs', path: pathPattern('/api/bulk/syncs'), id },
-    { kind: 'modelSyncs', path: pathPattern(profile.modelSync?.path ?? '/api/syncs'), id },
+    { kind: 'connections', path: pathPattern('/api/connections'), id: idPointer(profile, 'connection') },
+    { kind: 'bulkSyncs', path: pathPattern('/api/bulk/syncs'), id: idPointer(profile, 'bulkSync') },
+    { kind: 'modelSyncs', path: pathPattern(profile.modelSync?.path ?? '/api/syncs'), id: idPointer(profile, 'modelSync') },
   ];
   const d = profile.adapter?.declarative ?? (codeAdapter ? undefined : loadReferenceProfile().adapter?.declarative);
   if (d) {

@@ -210,7 +210,7 @@ export function bulkSyncId(): Promise<string> {
     if (existing) return existing;
     const ready = await readySource();
     if (!ready.created) throw new Unmet(`no bulk sync could be created (last answer ${ready.last.status}; see BULK-002)`);
-    return idOf(ready.created);
+    return idOf(ready.created, 'bulkSync');
   });
 }
 
@@ -232,5 +232,5 @@ export async function createModelSync(): Promise<string> {
   const body = fillTemplate(m.request, { name: resourceName('sync'), connectionId });
   const res = await api().post(m.path ?? '/api/syncs', body);
   if (res.status < 200 || res.status >= 300) throw new Unmet(`creating a model sync answered ${res.status}`);
-  return idOf(res);
+  return idOf(res, 'modelSync');
 }

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { fixturesDir } from '../../src/paths.ts';
-import { atPointer, loadProfile, loadReferenceProfile } from '../../src/profile/profile.ts';
+import { atPointer, idPointer, loadProfile, loadReferenceProfile } from '../../src/profile/profile.ts';
 
 describe('target profiles', () => {
   test('the reference profile is valid', () => {
@@ -17,6 +17,21 @@ describe('target profiles', () => {
     const { profile, secrets } = loadProfile(join(fixturesDir, 'profiles', 'example-staging.json'), env);
     expect(profile.kinds?.relationalDatabase?.configuration?.password).toBe('pg-secret-value');
     expect(secrets).toEqual(expect.arrayContaining(['s3-secret-value', 'pg-secret-value']));
+  });
+
+  test('each creation\'s id is read at its own pointer when the profile gives one, else at pointers.id', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dssc-profile-'));
+    try {
+      const file = join(dir, 'pointers.json');
+      writeFileSync(file, JSON.stringify({ name: 'mixed', pointers: { id: '/data/id', connectionId: '/id' }, versions: { unknownStatus: 400, unknownDates: 'nearest-earlier' } }));
+      const { profile } = loadProfile(file, {});
+      expect([idPointer(profile, 'connection'), idPointer(profile, 'bulkSync'), idPointer(profile, 'modelSync')]).toEqual(['/id', '/data/id', '/data/id']);
+      expect(idPointer({ name: 'none' }, 'bulkSync')).toBe('/data/id');
+      writeFileSync(file, JSON.stringify({ name: 'bad', versions: { unknownDates: 'nearest' } }));
+      expect(() => loadProfile(file, {})).toThrow(/unknownDates/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('literal strings under secret-like keys are secrets too, however deep; other values are not', () => {

@@ -12,8 +12,10 @@ import { runCli } from './run-cli.ts';
 // per value, and requests.json is rendered once from a log the worker appends to.
 
 describe('model-based checks at depth', () => {
-  test('up to the default --num-runs each does the full count; past it they share one count, never under the floor', () => {
-    for (const n of [1, 3, 10, 24, 25]) expect(modelRuns(n)).toBe(n);
+  test('up to the floor each does the full count; past it they share one count, never under the floor', () => {
+    for (const n of [1, 3, 10, MODEL_RUNS_FLOOR - 1, MODEL_RUNS_FLOOR]) expect(modelRuns(n)).toBe(n);
+    // The default run (--num-runs 25) does the floor's count: the budget of issue 18.
+    expect(modelRuns(25)).toBe(MODEL_RUNS_FLOOR);
     expect(modelRuns(100)).toBe(MODEL_RUNS_FLOOR);
     expect(modelRuns(1000)).toBe(Math.ceil(1000 / MODEL_CHECKS));
     for (let n = 1; n <= 5000; n += 7) {
