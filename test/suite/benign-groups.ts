@@ -19,7 +19,6 @@ export const EDITS: Readonly<Record<string, readonly string[]>> = {
   'delivery-utc-offset': ['delivery timestamp'],
   'delivery-user-agent-space': ['delivery User-Agent'],
   'sync-name-limit-255': ['model sync validation'],
-  'batch-size-limit-200': ['model sync validation'],
   'delivery-user-agent-name-case': ['delivery User-Agent'],
   'delivery-user-agent-comment': ['delivery User-Agent'],
   'error-message-only': ['error body', 'serialized answer'],

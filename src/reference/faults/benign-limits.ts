@@ -19,16 +19,4 @@ export const limitVariants: Fault[] = [
       }
     },
   },
-  {
-    name: 'batch-size-limit-200',
-    breaks: [],
-    description: 'POST /api/syncs answers a webhook batch size above 200 400 validation_error (a maximum of the target\'s own: the spec shows the default, 100, and no maximum).',
-    apply: ({ app }) =>
-      beforeRoute(app, 'POST', ROUTES.modelSyncs, (request) => {
-        const target = isObject(request.body) ? request.body.target : undefined;
-        const configuration = isObject(target) ? target.configuration : undefined;
-        const size = isObject(configuration) ? configuration.batch_size : undefined;
-        if (typeof size === 'number' && size > 200) throw fieldError('/target/configuration/batch_size', 'must be at most 200');
-      }),
-  },
 ];
