@@ -40,10 +40,12 @@ export const BATCH_150: ScenarioPlan = { rows: 0, sourceOf: 'main', sync: { batc
 /**
  * A source past the common page sizes (500, 1000, 1024 rows): a run that reads its source in pages
  * and loses a row at a page's edge, or stops at a page's worth of records, delivers every row of
- * the other sources (264 at most). Batches of 500 keep it to three deliveries; optional, as 150
- * is (the maximum batch size is not shown).
+ * the other sources (264 at most). Batches of 500 keep it to three deliveries; a target that
+ * refuses that size (the maximum is not shown) gets LONG_SOURCE_DEFAULT instead.
  */
 export const LONG_SOURCE: ScenarioPlan = { rows: 1100, plainRows: true, sync: { batchSize: 500 } };
+/** The long source at the default size, where the target refuses 500: its rows still come, in more deliveries. */
+export const LONG_SOURCE_DEFAULT: ScenarioPlan = { ...LONG_SOURCE, sync: {} };
 
 /** The source-rows class (input-space.json) of a source of `rows` rows, when it is one. */
 export function sourceRowsClass(rows: number): 'small' | 'past-1024' | undefined {
