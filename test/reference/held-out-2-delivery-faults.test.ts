@@ -50,6 +50,11 @@ const probes: Record<string, (ref: RunningReference) => Promise<void>> = {
     const names = recordsOf((await s.run()).deliveries).map((r) => (r.fields.full_name as string).length);
     expect(names).toEqual([255, 255]);
   },
+  'ho2-long-text-cut-64k': async (ref) => {
+    const s = await setup(ref, [{ id: 'long', email: 'x@example.com', name: 'n'.repeat(70_000), score: 1, note: '' }, { id: 'edge', email: 'y@example.com', name: 'n'.repeat(1001), score: 1, note: '' }]);
+    const names = recordsOf((await s.run()).deliveries).map((r) => (r.fields.full_name as string).length);
+    expect(names).toEqual([65_535, 1001]);
+  },
   'ho2-float32-values': async (ref) => {
     const s = await setup(ref, [{ id: 'a', email: 'a@example.com', name: 'A', score: 0.1, note: '' }, { id: 'b', email: 'b@example.com', name: 'B', score: 1.5, note: '' }]);
     expect(recordsOf((await s.run()).deliveries).map((r) => r.fields.score)).toEqual([Math.fround(0.1), 1.5]);

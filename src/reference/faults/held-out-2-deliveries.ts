@@ -82,6 +82,16 @@ export const heldOut2DeliveryFaults: readonly Fault[] = [
 
   // --- Record values (Spec › Events › Body: records[].fields, records[].hash) ---
   {
+    name: 'ho2-long-text-cut-64k',
+    breaks: ['WH-012'],
+    description: "String values longer than 65,535 characters are cut to 65,535 (a TEXT staging column); values up to that length, the 256- and 1,001-character ones among them, are delivered whole: only field-value's 70,000-character value shows it.",
+    apply({ config }) {
+      const p = config.delivery;
+      const select = p.selectFields;
+      p.selectFields = (row, selection) => mapStrings(select(row, selection), (v) => (v.length > 65_535 ? v.slice(0, 65_535) : v));
+    },
+  },
+  {
     name: 'ho2-long-string-cut-255',
     breaks: ['WH-012'],
     description: "String values longer than 255 characters are cut to 255 (a VARCHAR staging column), breaking 'fields: One entry per field selected for delivery' with the source's value.",
